@@ -1,0 +1,41 @@
+import test from 'ava'
+import { availableCodecs, compress, decompress, frameInfo, generateChunk } from 'spillway'
+
+test('availableCodecs lists every compiled codec', (t) => {
+  t.deepEqual(availableCodecs().sort(), ['lz4', 'none', 'snappy', 'zlib', 'zstd'])
+})
+
+test('every codec round-trips compressible and random data through frames', async (t) => {
+  const ints = await generateChunk({ kind: 'randint', seed: 1, chunkId: 0, len: 100_000, low: 0, high: 10 })
+  const floats = await generateChunk({ kind: 'random', seed: 1, chunkId: 0, len: 50_000 })
+  for (const codec of [...availableCodecs(), 'auto']) {
+    for (const data of [ints, floats, Buffer.alloc(0), Buffer.from('x')]) {
+      const frame = await compress(data, codec)
+      t.true((await decompress(frame)).equals(data), codec)
+      t.is(frameInfo(frame).decodedLength, data.length)
+    }
+    if (codec !== 'none') t.true((await compress(ints, codec)).length < ints.length / 2, `${codec} shrinks small ints`)
+  }
+})
+
+test('zstd levels 1-19 are accepted and others rejected by name', async (t) => {
+  const data = Buffer.alloc(10_000, 7)
+  for (const level of [1, 10, 19]) t.true((await decompress(await compress(data, "zstd", level))).equals(data))
+  await t.throwsAsync(() => compress(data, 'zstd', 22), { code: 'ERR_SPILLWAY_INVALID_LEVEL', message: /1\.\.=19/ })
+})
+
+test('an unknown codec is rejected with the list of valid ones', async (t) => {
+  const err = await t.throwsAsync(() => compress(Buffer.from('abc'), 'brotli'))
+  t.is((err as any).code, 'ERR_SPILLWAY_UNKNOWN_CODEC')
+  t.regex(err!.message, /'lz4'.*'zstd'/)
+})
+
+test('corrupt, truncated and foreign frames are rejected, never decoded wrongly', async (t) => {
+  const data = await generateChunk({ kind: 'randint', seed: 3, chunkId: 1, len: 20_000, low: 0, high: 10 })
+  const frame = await compress(data, 'lz4')
+  const flipped = Buffer.from(frame)
+  flipped[frame.length - 5] ^= 0x40
+  await t.throwsAsync(() => decompress(flipped), { code: 'ERR_SPILLWAY_CORRUPT_FRAME' })
+  await t.throwsAsync(() => decompress(frame.subarray(0, frame.length - 1)), { code: 'ERR_SPILLWAY_CORRUPT_FRAME' })
+  await t.throwsAsync(() => decompress(Buffer.from('not a frame at all, just some text')), { code: 'ERR_SPILLWAY_CORRUPT_FRAME' })
+})

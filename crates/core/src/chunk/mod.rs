@@ -1,0 +1,8 @@
+//! Chunks: reproducible generation and associative reductions.
+
+mod generate;
+mod reduce;
+mod sum;
+
+pub use generate::{chunk_key, random_chunk, randint_chunk, ChunkSpec, Generator};
+pub use reduce::{partial, Dtype, Op, Partial};

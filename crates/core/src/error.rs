@@ -1,0 +1,81 @@
+//! One error type for the whole core. Each variant has a stable code that the
+//! binding forwards to JS, so callers can branch on the kind without parsing
+//! messages.
+
+use std::fmt;
+use std::path::PathBuf;
+
+#[derive(Debug)]
+pub enum Error {
+    /// A codec name that is not compiled in.
+    UnknownCodec { name: String, valid: Vec<&'static str> },
+    /// A compression level outside the codec's range.
+    InvalidLevel { codec: &'static str, level: i32, min: i32, max: i32 },
+    /// A frame that is truncated, corrupted or not ours.
+    CorruptFrame { reason: String },
+    /// A codec library failed on data that passed the frame checks.
+    Codec { codec: &'static str, message: String },
+    /// A bad argument from the caller, named by field.
+    InvalidArgument { field: &'static str, message: String },
+    /// Reading or writing a spill file failed.
+    Io { op: &'static str, path: PathBuf, source: std::io::Error },
+    /// The buffer was closed.
+    Closed,
+}
+
+impl Error {
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::UnknownCodec { .. } => "ERR_SPILLWAY_UNKNOWN_CODEC",
+            Error::InvalidLevel { .. } => "ERR_SPILLWAY_INVALID_LEVEL",
+            Error::CorruptFrame { .. } => "ERR_SPILLWAY_CORRUPT_FRAME",
+            Error::Codec { .. } => "ERR_SPILLWAY_CODEC",
+            Error::InvalidArgument { .. } => "ERR_SPILLWAY_INVALID_ARGUMENT",
+            Error::Io { .. } => "ERR_SPILLWAY_IO",
+            Error::Closed => "ERR_SPILLWAY_CLOSED",
+        }
+    }
+
+    pub(crate) fn corrupt(reason: impl Into<String>) -> Self {
+        Error::CorruptFrame { reason: reason.into() }
+    }
+
+    pub(crate) fn invalid(field: &'static str, message: impl Into<String>) -> Self {
+        Error::InvalidArgument { field, message: message.into() }
+    }
+
+    pub(crate) fn io(op: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io { op, path: path.into(), source }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::UnknownCodec { name, valid } => write!(
+                f,
+                "unknown codec {name:?}: valid codecs are {}",
+                valid.iter().map(|v| format!("'{v}'")).collect::<Vec<_>>().join(", ")
+            ),
+            Error::InvalidLevel { codec, level, min, max } => {
+                write!(f, "invalid level {level} for codec '{codec}': allowed {min}..={max}")
+            }
+            Error::CorruptFrame { reason } => write!(f, "corrupt spill frame: {reason}"),
+            Error::Codec { codec, message } => write!(f, "codec '{codec}' failed: {message}"),
+            Error::InvalidArgument { field, message } => write!(f, "invalid {field}: {message}"),
+            Error::Io { op, path, source } => write!(f, "{op} {} failed: {source}", path.display()),
+            Error::Closed => write!(f, "the SpillBuffer is closed"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+pub type Result<T> = std::result::Result<T, Error>;

@@ -1,0 +1,350 @@
+//! The SpillBuffer proper. Invariant: a chunk is always held somewhere. It
+//! leaves memory only once its file is completely written; until then it is
+//! `Writing` and still served from memory. Files are written outside the
+//! lock, so readers and other writers are not held up by disk I/O.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+
+use super::disk::DiskStore;
+use super::lru::Lru;
+use super::metrics::SpillMetrics;
+use crate::codec::{encode_if_smaller, Codec};
+use crate::error::{Error, Result};
+
+#[derive(Clone, Debug)]
+pub struct SpillConfig {
+    pub dir: PathBuf,
+    pub memory_limit: u64,
+    pub target: f64,
+    pub codec: Codec,
+    pub level: Option<i32>,
+}
+
+enum Slot {
+    Memory(Arc<Vec<u8>>),
+    Writing(Arc<Vec<u8>>),
+    Disk { disk_len: u64 },
+}
+
+struct Entry {
+    slot: Slot,
+    len: u64,
+    version: u64,
+}
+
+#[derive(Default)]
+struct State {
+    entries: HashMap<String, Entry>,
+    lru: Lru,
+    /// Bytes of `Memory` and `Writing` chunks.
+    memory_bytes: u64,
+    writing_bytes: u64,
+    next_version: u64,
+    target_bytes: u64,
+    closed: bool,
+    m: SpillMetrics,
+}
+
+pub struct SpillBuffer {
+    state: Mutex<State>,
+    disk: DiskStore,
+    codec: Codec,
+    level: Option<i32>,
+    memory_limit: u64,
+}
+
+fn check_target(target: f64) -> Result<()> {
+    if !(target > 0.0 && target <= 1.0) {
+        return Err(Error::invalid("target", format!("{target} is not a fraction in (0, 1]")));
+    }
+    Ok(())
+}
+
+impl SpillBuffer {
+    pub fn new(config: SpillConfig) -> Result<SpillBuffer> {
+        check_target(config.target)?;
+        if config.memory_limit == 0 {
+            return Err(Error::invalid("memoryLimit", "must be a positive number of bytes"));
+        }
+        config.codec.resolve_level(config.level)?;
+        let disk = DiskStore::open(&config.dir)?;
+        let state = State { target_bytes: (config.target * config.memory_limit as f64) as u64, ..Default::default() };
+        Ok(SpillBuffer {
+            state: Mutex::new(state),
+            disk,
+            codec: config.codec,
+            level: config.level,
+            memory_limit: config.memory_limit,
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic elsewhere must not make every chunk unreachable.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn open(&self) -> Result<MutexGuard<'_, State>> {
+        let s = self.lock();
+        if s.closed {
+            return Err(Error::Closed);
+        }
+        Ok(s)
+    }
+
+    pub fn dir(&self) -> &std::path::Path {
+        self.disk.dir()
+    }
+
+    /// Stores a chunk, replacing any chunk of that key, then spills least
+    /// recently used chunks until memory is back under the target.
+    pub fn set(&self, key: &str, data: Vec<u8>) -> Result<()> {
+        let len = data.len() as u64;
+        let (version, straight_to_disk) = {
+            let mut s = self.open()?;
+            self.remove_locked(&mut s, key);
+            s.next_version += 1;
+            (s.next_version, len > s.target_bytes)
+        };
+        let data = Arc::new(data);
+        let mut s = if straight_to_disk {
+            let outcome = self.write_file(key, version, &data);
+            let mut s = self.open()?;
+            match outcome {
+                Ok((disk_len, secs)) => {
+                    self.remove_locked(&mut s, key);
+                    s.entries.insert(key.to_string(), Entry { slot: Slot::Disk { disk_len }, len, version });
+                    record_spill(&mut s.m, len, disk_len, secs);
+                    return Ok(());
+                }
+                Err(e) => {
+                    record_failure(&mut s.m, &e);
+                    s
+                }
+            }
+        } else {
+            self.open()?
+        };
+        self.remove_locked(&mut s, key);
+        s.entries.insert(key.to_string(), Entry { slot: Slot::Memory(data), len, version });
+        s.lru.touch(key);
+        s.memory_bytes += len;
+        let target = s.target_bytes;
+        drop(s);
+        self.evict_until(target);
+        Ok(())
+    }
+
+    /// The chunk under `key`, read back from disk into memory if spilled (and
+    /// counted as used), or `None`.
+    pub fn get(&self, key: &str) -> Result<Option<Arc<Vec<u8>>>> {
+        self.fetch(key, true)
+    }
+
+    /// Like `get`, but a spilled chunk is read without being brought back
+    /// into memory: a scan over spilled data then costs no spill writes.
+    pub fn peek(&self, key: &str) -> Result<Option<Arc<Vec<u8>>>> {
+        self.fetch(key, false)
+    }
+
+    fn fetch(&self, key: &str, promote: bool) -> Result<Option<Arc<Vec<u8>>>> {
+        // A concurrent delete or overwrite can remove the file being read; then
+        // look again rather than report a spurious error.
+        for _ in 0..8 {
+            let version = {
+                let mut s = self.open()?;
+                let Some(e) = s.entries.get(key) else { return Ok(None) };
+                let version = e.version;
+                match &e.slot {
+                    Slot::Memory(d) => {
+                        let d = d.clone();
+                        s.lru.touch(key);
+                        return Ok(Some(d));
+                    }
+                    Slot::Writing(d) => return Ok(Some(d.clone())),
+                    Slot::Disk { .. } => version,
+                }
+            };
+            let start = Instant::now();
+            let read = self.disk.read(key, version);
+            let secs = start.elapsed().as_secs_f64();
+            let mut s = self.open()?;
+            let current = s.entries.get(key).map(|e| (e.version, matches!(e.slot, Slot::Disk { .. })));
+            match read {
+                Ok(data) => {
+                    s.m.unspill_count += 1;
+                    s.m.unspill_bytes_read += data.len() as u64;
+                    s.m.unspill_seconds += secs;
+                    let data = Arc::new(data);
+                    if promote && current == Some((version, true)) {
+                        let e = s.entries.get_mut(key).unwrap();
+                        let Slot::Disk { disk_len } = e.slot else { unreachable!() };
+                        e.slot = Slot::Memory(data.clone());
+                        let len = e.len;
+                        s.m.spilled_memory -= len;
+                        s.m.spilled_disk -= disk_len;
+                        s.memory_bytes += len;
+                        s.lru.touch(key);
+                        self.disk.remove(key, version);
+                        let target = s.target_bytes;
+                        drop(s);
+                        self.evict_until(target);
+                    }
+                    return Ok(Some(data));
+                }
+                Err(e) if current == Some((version, true)) => return Err(e),
+                Err(_) => continue,
+            }
+        }
+        Err(Error::invalid("key", format!("{key:?} kept changing while being read")))
+    }
+
+    pub fn has(&self, key: &str) -> bool {
+        self.lock().entries.contains_key(key)
+    }
+
+    /// Frees the chunk's memory or file; returns whether it was held.
+    pub fn delete(&self, key: &str) -> Result<bool> {
+        let mut s = self.open()?;
+        Ok(self.remove_locked(&mut s, key))
+    }
+
+    fn remove_locked(&self, s: &mut State, key: &str) -> bool {
+        let Some(e) = s.entries.remove(key) else { return false };
+        match e.slot {
+            Slot::Memory(_) => {
+                s.lru.remove(key);
+                s.memory_bytes -= e.len;
+            }
+            // The writer finds the entry gone and removes its own file.
+            Slot::Writing(_) => {
+                s.memory_bytes -= e.len;
+                s.writing_bytes -= e.len;
+            }
+            Slot::Disk { disk_len } => {
+                s.m.spilled_memory -= e.len;
+                s.m.spilled_disk -= disk_len;
+                self.disk.remove(key, e.version);
+            }
+        }
+        true
+    }
+
+    /// Moves the target, and spills at once if memory is now above it.
+    pub fn set_target(&self, target: f64) -> Result<()> {
+        check_target(target)?;
+        let bytes = {
+            let mut s = self.open()?;
+            s.target_bytes = (target * self.memory_limit as f64) as u64;
+            s.target_bytes
+        };
+        self.evict_until(bytes);
+        Ok(())
+    }
+
+    /// Spills least recently used chunks until at most `bytes` stay in
+    /// memory (not counting chunks already being written). Returns how many
+    /// chunks were spilled. Stops at the first failed write: the chunk stays
+    /// in memory and the failure is counted.
+    pub fn evict_until(&self, bytes: u64) -> u64 {
+        let mut spilled = 0;
+        loop {
+            let (key, version, data) = {
+                let mut s = self.lock();
+                if s.closed || s.memory_bytes - s.writing_bytes <= bytes {
+                    return spilled;
+                }
+                let Some(key) = s.lru.pop_oldest() else { return spilled };
+                let e = s.entries.get_mut(&key).expect("lru and entries agree");
+                let Slot::Memory(d) = &e.slot else { unreachable!("only memory chunks are in the lru") };
+                let d = d.clone();
+                e.slot = Slot::Writing(d.clone());
+                let (len, version) = (e.len, e.version);
+                s.writing_bytes += len;
+                (key, version, d)
+            };
+            let outcome = self.write_file(&key, version, &data);
+            let mut s = self.lock();
+            let live = s.entries.get(&key).is_some_and(|e| e.version == version);
+            match (outcome, live) {
+                (Ok((disk_len, secs)), true) => {
+                    let e = s.entries.get_mut(&key).unwrap();
+                    e.slot = Slot::Disk { disk_len };
+                    let len = e.len;
+                    s.memory_bytes -= len;
+                    s.writing_bytes -= len;
+                    record_spill(&mut s.m, len, disk_len, secs);
+                    spilled += 1;
+                }
+                (Ok(_), false) => self.disk.remove(&key, version),
+                (Err(err), true) => {
+                    let e = s.entries.get_mut(&key).unwrap();
+                    e.slot = Slot::Memory(data);
+                    let len = e.len;
+                    s.writing_bytes -= len;
+                    s.lru.push_oldest(&key);
+                    record_failure(&mut s.m, &err);
+                    return spilled;
+                }
+                (Err(_), false) => {}
+            }
+        }
+    }
+
+    fn write_file(&self, key: &str, version: u64, data: &[u8]) -> Result<(u64, f64)> {
+        let start = Instant::now();
+        let frame = encode_if_smaller(data, self.codec, self.level)?;
+        let disk_len = self.disk.write(key, version, &frame)?;
+        Ok((disk_len, start.elapsed().as_secs_f64()))
+    }
+
+    pub fn keys(&self) -> Vec<String> {
+        self.lock().entries.keys().cloned().collect()
+    }
+
+    pub fn metrics(&self) -> SpillMetrics {
+        let s = self.lock();
+        let mut m = s.m.clone();
+        m.memory_bytes = s.memory_bytes;
+        m.managed_bytes = s.memory_bytes + m.spilled_memory;
+        m.memory_count = s.lru.len() as u64 + s.entries.values().filter(|e| matches!(e.slot, Slot::Writing(_))).count() as u64;
+        m.disk_count = s.entries.len() as u64 - m.memory_count;
+        m.target_bytes = s.target_bytes;
+        m.memory_limit = self.memory_limit;
+        m
+    }
+
+    /// Drops every chunk and removes the files. Closing twice is harmless.
+    pub fn close(&self) {
+        let mut s = self.lock();
+        s.closed = true;
+        s.entries.clear();
+        s.lru = Lru::default();
+        s.memory_bytes = 0;
+        s.writing_bytes = 0;
+        s.m.spilled_memory = 0;
+        s.m.spilled_disk = 0;
+        self.disk.clear();
+    }
+}
+
+impl Drop for SpillBuffer {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+fn record_spill(m: &mut SpillMetrics, len: u64, disk_len: u64, secs: f64) {
+    m.spilled_memory += len;
+    m.spilled_disk += disk_len;
+    m.spill_count += 1;
+    m.spill_bytes_written += disk_len;
+    m.spill_seconds += secs;
+}
+
+fn record_failure(m: &mut SpillMetrics, err: &Error) {
+    m.write_failures += 1;
+    m.last_write_error = Some(err.to_string());
+}

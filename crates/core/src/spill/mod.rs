@@ -1,0 +1,11 @@
+//! The SpillBuffer: a memory tier of recently used chunks over a disk tier of
+//! compressed files, in the manner of zict's `Buffer(fast, slow)`.
+
+mod buffer;
+mod disk;
+mod lru;
+mod metrics;
+
+pub use buffer::{SpillBuffer, SpillConfig};
+pub use disk::DiskStore;
+pub use metrics::SpillMetrics;

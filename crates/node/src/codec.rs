@@ -1,0 +1,81 @@
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use spillway_core::codec::{self, Codec};
+
+use crate::error::to_js;
+
+/// Codec names compiled into this build ('auto' resolves to 'lz4').
+#[napi]
+pub fn available_codecs() -> Vec<String> {
+    codec::available().into_iter().map(String::from).collect()
+}
+
+pub struct CompressTask {
+    data: Buffer,
+    codec: Codec,
+    level: Option<i32>,
+}
+
+impl Task for CompressTask {
+    type Output = Vec<u8>;
+    type JsValue = Buffer;
+
+    fn compute(&mut self) -> Result<Vec<u8>> {
+        codec::encode(&self.data, self.codec, self.level).map(|f| f.to_vec()).map_err(to_js)
+    }
+
+    fn resolve(&mut self, _: Env, out: Vec<u8>) -> Result<Buffer> {
+        Ok(out.into())
+    }
+}
+
+/// Compresses `data` into a spillway frame with exactly this codec.
+#[napi(ts_return_type = "Promise<Buffer>")]
+pub fn compress(data: Buffer, codec: String, level: Option<i32>) -> Result<AsyncTask<CompressTask>> {
+    let codec = Codec::parse(&codec).map_err(to_js)?;
+    codec.resolve_level(level).map_err(to_js)?;
+    Ok(AsyncTask::new(CompressTask { data, codec, level }))
+}
+
+pub struct DecompressTask {
+    data: Buffer,
+}
+
+impl Task for DecompressTask {
+    type Output = Vec<u8>;
+    type JsValue = Buffer;
+
+    fn compute(&mut self) -> Result<Vec<u8>> {
+        codec::decode(&self.data).map_err(to_js)
+    }
+
+    fn resolve(&mut self, _: Env, out: Vec<u8>) -> Result<Buffer> {
+        Ok(out.into())
+    }
+}
+
+/// Verifies and decodes a spillway frame.
+#[napi(ts_return_type = "Promise<Buffer>")]
+pub fn decompress(data: Buffer) -> AsyncTask<DecompressTask> {
+    AsyncTask::new(DecompressTask { data })
+}
+
+#[napi(object)]
+pub struct FrameInfo {
+    pub codec: String,
+    pub level: i32,
+    pub decoded_length: f64,
+    pub payload_length: f64,
+}
+
+/// Reads a frame's header (without verifying the payload).
+#[napi]
+pub fn frame_info(data: Buffer) -> Result<FrameInfo> {
+    let h = codec::FrameHeader::parse(&data).map_err(to_js)?;
+    Ok(FrameInfo {
+        codec: h.codec.name().to_string(),
+        level: h.level as i32,
+        decoded_length: h.decoded_len as f64,
+        payload_length: h.payload_len as f64,
+    })
+}

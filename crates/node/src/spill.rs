@@ -1,0 +1,221 @@
+use std::sync::Arc;
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use spillway_core::chunk::{self, ChunkSpec, Dtype, Op, Partial};
+use spillway_core::codec::Codec;
+use spillway_core::spill::{SpillBuffer, SpillConfig, SpillMetrics};
+
+use crate::chunk::{from_partial, parse_op, to_spec, JsChunkSpec};
+use crate::error::{invalid, to_js, to_u64};
+
+#[napi(object)]
+pub struct NativeSpillOptions {
+    pub dir: String,
+    pub memory_limit: f64,
+    pub target: f64,
+    pub codec: String,
+    pub level: Option<i32>,
+}
+
+#[napi(object)]
+pub struct SpilledBytes {
+    pub memory: f64,
+    pub disk: f64,
+}
+
+#[napi(object)]
+pub struct NativeSpillMetrics {
+    pub managed_bytes: f64,
+    pub memory_bytes: f64,
+    pub spilled_bytes: SpilledBytes,
+    pub memory_count: f64,
+    pub disk_count: f64,
+    pub spill_count: f64,
+    pub unspill_count: f64,
+    pub spill_bytes_written: f64,
+    pub spill_seconds: f64,
+    pub unspill_bytes_read: f64,
+    pub unspill_seconds: f64,
+    pub write_failures: f64,
+    pub last_write_error: Option<String>,
+    pub target_bytes: f64,
+    pub memory_limit: f64,
+}
+
+fn to_js_metrics(m: SpillMetrics) -> NativeSpillMetrics {
+    NativeSpillMetrics {
+        managed_bytes: m.managed_bytes as f64,
+        memory_bytes: m.memory_bytes as f64,
+        spilled_bytes: SpilledBytes { memory: m.spilled_memory as f64, disk: m.spilled_disk as f64 },
+        memory_count: m.memory_count as f64,
+        disk_count: m.disk_count as f64,
+        spill_count: m.spill_count as f64,
+        unspill_count: m.unspill_count as f64,
+        spill_bytes_written: m.spill_bytes_written as f64,
+        spill_seconds: m.spill_seconds,
+        unspill_bytes_read: m.unspill_bytes_read as f64,
+        unspill_seconds: m.unspill_seconds,
+        write_failures: m.write_failures as f64,
+        last_write_error: m.last_write_error,
+        target_bytes: m.target_bytes as f64,
+        memory_limit: m.memory_limit as f64,
+    }
+}
+
+/// What a SpillBuffer task does off the JS thread.
+pub enum Job {
+    Set(String, Buffer),
+    Get(String),
+    SetTarget(f64),
+    EvictUntil(u64),
+    Generate(String, ChunkSpec),
+    Reduce(String, Dtype, Op),
+    Close,
+}
+
+pub enum Outcome {
+    Nothing,
+    Data(Option<Vec<u8>>),
+    Count(u64),
+    Partial(Option<Partial>),
+}
+
+pub struct SpillTask {
+    buffer: Arc<SpillBuffer>,
+    job: Option<Job>,
+}
+
+impl Task for SpillTask {
+    type Output = Outcome;
+    type JsValue = Unknown<'static>;
+
+    fn compute(&mut self) -> Result<Outcome> {
+        let b = &self.buffer;
+        let job = self.job.take().expect("a task runs once");
+        let out = match job {
+            // The bytes are copied here, off the JS thread, into memory the
+            // buffer owns.
+            Job::Set(key, data) => b.set(&key, data.to_vec()).map(|_| Outcome::Nothing),
+            Job::Get(key) => b.get(&key).map(|d| Outcome::Data(d.map(|a| a.as_ref().clone()))),
+            Job::SetTarget(t) => b.set_target(t).map(|_| Outcome::Nothing),
+            Job::EvictUntil(bytes) => Ok(Outcome::Count(b.evict_until(bytes))),
+            Job::Generate(key, spec) => spec.generate().and_then(|d| {
+                let n = d.len() as u64;
+                b.set(&key, d).map(|_| Outcome::Count(n))
+            }),
+            Job::Reduce(key, dtype, op) => b.peek(&key).and_then(|d| match d {
+                Some(d) => chunk::partial(&d, dtype, op).map(|p| Outcome::Partial(Some(p))),
+                None => Ok(Outcome::Partial(None)),
+            }),
+            Job::Close => {
+                b.close();
+                Ok(Outcome::Nothing)
+            }
+        };
+        out.map_err(to_js)
+    }
+
+    fn resolve(&mut self, env: Env, out: Outcome) -> Result<Unknown<'static>> {
+        let v = match out {
+            Outcome::Nothing => ().into_unknown(&env)?,
+            Outcome::Data(Some(d)) => Buffer::from(d).into_unknown(&env)?,
+            Outcome::Data(None) | Outcome::Partial(None) => Null.into_unknown(&env)?,
+            Outcome::Count(n) => (n as f64).into_unknown(&env)?,
+            Outcome::Partial(Some(p)) => from_partial(p).into_unknown(&env)?,
+        };
+        // SAFETY: the value is handed straight back to JS by the runtime.
+        Ok(unsafe { std::mem::transmute::<Unknown<'_>, Unknown<'static>>(v) })
+    }
+}
+
+/// The native SpillBuffer; the TypeScript class `SpillBuffer` wraps it.
+#[napi]
+pub struct NativeSpillBuffer {
+    inner: Arc<SpillBuffer>,
+}
+
+#[napi]
+impl NativeSpillBuffer {
+    #[napi(constructor)]
+    pub fn new(options: NativeSpillOptions) -> Result<Self> {
+        let codec = Codec::parse(&options.codec).map_err(to_js)?;
+        let config = SpillConfig {
+            dir: options.dir.into(),
+            memory_limit: to_u64("memoryLimit", options.memory_limit)?,
+            target: options.target,
+            codec,
+            level: options.level,
+        };
+        Ok(NativeSpillBuffer { inner: Arc::new(SpillBuffer::new(config).map_err(to_js)?) })
+    }
+
+    fn task(&self, job: Job) -> AsyncTask<SpillTask> {
+        AsyncTask::new(SpillTask { buffer: self.inner.clone(), job: Some(job) })
+    }
+
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn set(&self, key: String, data: Buffer) -> AsyncTask<SpillTask> {
+        self.task(Job::Set(key, data))
+    }
+
+    #[napi(ts_return_type = "Promise<Buffer | null>")]
+    pub fn get(&self, key: String) -> AsyncTask<SpillTask> {
+        self.task(Job::Get(key))
+    }
+
+    #[napi]
+    pub fn has(&self, key: String) -> bool {
+        self.inner.has(&key)
+    }
+
+    #[napi]
+    pub fn delete(&self, key: String) -> Result<bool> {
+        self.inner.delete(&key).map_err(to_js)
+    }
+
+    #[napi]
+    pub fn keys(&self) -> Vec<String> {
+        self.inner.keys()
+    }
+
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn set_target(&self, target: f64) -> Result<AsyncTask<SpillTask>> {
+        if !(target > 0.0 && target <= 1.0) {
+            return Err(invalid("target", format!("{target} is not a fraction in (0, 1]")));
+        }
+        Ok(self.task(Job::SetTarget(target)))
+    }
+
+    /// Spills LRU chunks until at most `bytes` stay in memory; resolves to the
+    /// number of chunks spilled.
+    #[napi(ts_return_type = "Promise<number>")]
+    pub fn evict_until(&self, bytes: f64) -> Result<AsyncTask<SpillTask>> {
+        Ok(self.task(Job::EvictUntil(to_u64("bytes", bytes)?)))
+    }
+
+    /// Generates a chunk straight into the buffer; resolves to its size.
+    #[napi(ts_return_type = "Promise<number>")]
+    pub fn generate(&self, key: String, spec: JsChunkSpec) -> Result<AsyncTask<SpillTask>> {
+        Ok(self.task(Job::Generate(key, to_spec(&spec)?)))
+    }
+
+    /// Reduces a held chunk where it lies (a spilled one is read without
+    /// being brought back into memory); resolves to null when the key is
+    /// not held.
+    #[napi(ts_return_type = "Promise<JsPartial | null>")]
+    pub fn reduce(&self, key: String, dtype: String, op: String) -> Result<AsyncTask<SpillTask>> {
+        let (dtype, op) = parse_op(&dtype, &op)?;
+        Ok(self.task(Job::Reduce(key, dtype, op)))
+    }
+
+    #[napi]
+    pub fn metrics(&self) -> NativeSpillMetrics {
+        to_js_metrics(self.inner.metrics())
+    }
+
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn close(&self) -> AsyncTask<SpillTask> {
+        self.task(Job::Close)
+    }
+}

@@ -1,0 +1,36 @@
+import { callNative, callNativeSync, ConfigError } from './errors'
+import { native } from './native'
+
+export type CodecName = 'auto' | 'lz4' | 'zstd' | 'snappy' | 'zlib' | 'none'
+
+/** Codecs compiled into this build. 'auto' (lz4) is always accepted too. */
+export function availableCodecs(): string[] {
+  return native.availableCodecs()
+}
+
+/** Every name the config accepts for `spillCompression`. */
+export function validCodecNames(): string[] {
+  return ['auto', ...availableCodecs()]
+}
+
+export function toBuffer(data: Buffer | ArrayBufferView, field = 'data'): Buffer {
+  if (Buffer.isBuffer(data)) return data
+  if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+  throw new ConfigError([{ field, value: typeof data, allowed: 'a Buffer or TypedArray' }], 'argument')
+}
+
+/** Compresses into a self-describing, checksummed spillway frame. */
+export function compress(data: Buffer | ArrayBufferView, codec: CodecName | string = 'auto', level?: number): Promise<Buffer> {
+  const buf = toBuffer(data)
+  return callNative(() => callNativeSync(() => native.compress(buf, codec, level ?? undefined)))
+}
+
+/** Verifies and decodes a frame made by `compress` or the SpillBuffer. */
+export function decompress(data: Buffer | ArrayBufferView): Promise<Buffer> {
+  const buf = toBuffer(data)
+  return callNative(() => native.decompress(buf))
+}
+
+export function frameInfo(data: Buffer | ArrayBufferView) {
+  return callNativeSync(() => native.frameInfo(toBuffer(data)))
+}

@@ -1,0 +1,98 @@
+/** Base of every error spillway throws; `code` is stable across releases. */
+export class SpillwayError extends Error {
+  readonly code: string
+  readonly details: Record<string, unknown>
+  constructor(code: string, message: string, details: Record<string, unknown> = {}) {
+    super(message)
+    this.name = 'SpillwayError'
+    this.code = code
+    this.details = details
+  }
+}
+
+/** One bad option: the field, the value given, and what is allowed. */
+export interface ConfigProblem {
+  field: string
+  value: unknown
+  allowed: string
+}
+
+function show(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v)
+  if (v === undefined) return 'undefined'
+  try {
+    return JSON.stringify(v) ?? String(v)
+  } catch {
+    return String(v)
+  }
+}
+
+export class ConfigError extends SpillwayError {
+  readonly problems: ConfigProblem[]
+  constructor(problems: ConfigProblem[], what = 'configuration') {
+    const lines = problems.map((p) => `  - ${p.field}: got ${show(p.value)}; allowed: ${p.allowed}`)
+    super('ERR_SPILLWAY_INVALID_CONFIG', `invalid spillway ${what} (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${lines.join('\n')}`, {
+      problems,
+    })
+    this.name = 'ConfigError'
+    this.problems = problems
+  }
+}
+
+export class InsufficientMemoryError extends SpillwayError {
+  constructor(message: string, details: Record<string, unknown>) {
+    super('ERR_SPILLWAY_INSUFFICIENT_MEMORY', message, details)
+    this.name = 'InsufficientMemoryError'
+  }
+}
+
+/** A task whose run killed too many workers (Dask's KilledWorker). */
+export class KilledWorkerError extends SpillwayError {
+  readonly key: string
+  constructor(key: string, attempts: number, lastWorker?: string) {
+    super(
+      'ERR_SPILLWAY_KILLED_WORKER',
+      `task ${JSON.stringify(key)} was running on ${attempts} workers that died` +
+        (lastWorker ? ` (last: ${lastWorker})` : '') +
+        '; it probably needs more memory than a worker has: use smaller chunks, fewer workers or a higher memoryTerminate',
+      { key, attempts, lastWorker },
+    )
+    this.name = 'KilledWorkerError'
+    this.key = key
+  }
+}
+
+export class ClusterClosedError extends SpillwayError {
+  constructor(what = 'cluster') {
+    super('ERR_SPILLWAY_CLOSED', `the ${what} is closed`)
+    this.name = 'ClusterClosedError'
+  }
+}
+
+const NATIVE = /^\[(ERR_SPILLWAY_[A-Z_]+)\] ([\s\S]*)$/
+
+/** Turns an error thrown by the binding into a SpillwayError. */
+export function fromNative(err: unknown): unknown {
+  if (err instanceof SpillwayError || !(err instanceof Error)) return err
+  const m = NATIVE.exec(err.message)
+  if (!m) return err
+  const e = new SpillwayError(m[1], m[2])
+  e.stack = err.stack
+  return e
+}
+
+export async function callNative<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn()
+  } catch (err) {
+    throw fromNative(err)
+  }
+}
+
+export function callNativeSync<T>(fn: () => T): T {
+  try {
+    return fn()
+  } catch (err) {
+    throw fromNative(err)
+  }
+}
