@@ -1,0 +1,98 @@
+// The user's handle on a cluster: persist arrays, compute reductions, and
+// read what the scheduler knows.
+
+import { ChunkedArray, Reduction } from './array/array'
+import { combinePartials, finishPartial } from './chunks'
+import type { LocalCluster } from './cluster/local-cluster'
+import type { Scheduler } from './cluster/scheduler'
+import { ClusterClosedError, ConfigError } from './errors'
+
+export interface ClientOptions {
+  dashboardLink?: string
+  /** Also closes the cluster when the client closes (setupClient's clients do). */
+  ownsCluster?: boolean
+}
+
+export class Client {
+  dashboardLink: string | undefined
+  #closed = false
+  readonly #ownsCluster: boolean
+
+  constructor(
+    readonly cluster: LocalCluster,
+    options: ClientOptions = {},
+  ) {
+    this.dashboardLink = options.dashboardLink
+    this.#ownsCluster = options.ownsCluster ?? false
+  }
+
+  get scheduler(): Scheduler {
+    return this.cluster.scheduler
+  }
+
+  #check(): void {
+    if (this.#closed || this.cluster.closed) throw new ClusterClosedError(this.#closed ? 'client' : 'cluster')
+  }
+
+  /**
+   * Places the array's chunk tasks on the workers and resolves once they are
+   * submitted, with the array bound to this client; `await x.wait()` for the
+   * chunks themselves.
+   */
+  async persist(array: ChunkedArray): Promise<ChunkedArray> {
+    this.#check()
+    if (!(array instanceof ChunkedArray)) {
+      throw new ConfigError([{ field: 'array', value: typeof array, allowed: 'an array from random.random / random.randint' }], 'persist argument')
+    }
+    this.scheduler.submit(array.tasks())
+    return array.withOwner({
+      waitFor: (keys) => this.scheduler.waitFor(keys),
+      release: (keys) => this.scheduler.release(keys),
+    })
+  }
+
+  /**
+   * Computes a reduction where the chunks live and combines the partials.
+   * An array that was not persisted is computed chunk by chunk and each
+   * chunk is freed once reduced.
+   */
+  async compute(expr: Reduction): Promise<number> {
+    this.#check()
+    if (!(expr instanceof Reduction)) {
+      throw new ConfigError([{ field: 'expr', value: typeof expr, allowed: 'a reduction such as x.mean() or x.sum()' }], 'compute argument')
+    }
+    const { array, op } = expr
+    const keys = array.keys()
+    const transient = !array.persisted
+    if (transient) this.scheduler.submit(array.tasks())
+    const lanes = Math.max(2, this.totalThreads() * 2)
+    try {
+      const partials = await this.scheduler.reduce(keys, array.dtype, op, lanes, transient)
+      const value = finishPartial(combinePartials(partials), op)
+      return op === 'sum' && array.dtype === 'int64' ? Math.round(value) : value
+    } finally {
+      if (transient) this.scheduler.release(keys)
+    }
+  }
+
+  /** Threads per worker, keyed by worker address. */
+  nthreads(): Record<string, number> {
+    const out: Record<string, number> = {}
+    for (const [a, w] of this.scheduler.workers) out[a] = w.nthreads
+    return out
+  }
+
+  totalThreads(): number {
+    return Object.values(this.nthreads()).reduce((a, b) => a + b, 0)
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    if (this.#ownsCluster) await this.cluster.close()
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close()
+  }
+}

@@ -1,0 +1,175 @@
+// The nanny starts a worker process, watches its memory from outside, kills
+// it at the terminate threshold, and starts a replacement whenever it dies,
+// as Dask's Nanny does. Each incarnation is a new worker with a new address.
+
+import { fork, type ChildProcess } from 'node:child_process'
+import { readFile, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import type { SchedulerToWorker, Thresholds, WorkerMetrics, WorkerStart, WorkerToScheduler } from './protocol'
+import { WorkerRpc } from './rpc'
+import type { Scheduler } from './scheduler'
+import { ChildTransport } from './transport'
+import { WorkerHandle } from './worker-handle'
+
+export interface NannyOptions {
+  index: number
+  nthreads: number
+  memoryLimit: number
+  spillDir: string
+  codec: string
+  level?: number
+  heartbeatMs?: number
+  monitorMs?: number
+  log?: (level: string, message: string) => void
+}
+
+const MAX_RESTARTS = 100
+
+/** Resident memory of a process, read from /proc; undefined elsewhere. */
+async function rssOf(pid: number): Promise<number | undefined> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8')
+    const m = /VmRSS:\s+(\d+)\s+kB/.exec(status)
+    return m ? Number(m[1]) * 1024 : undefined
+  } catch {
+    return undefined
+  }
+}
+
+export class Nanny {
+  #child: ChildProcess | undefined
+  #handle: WorkerHandle | undefined
+  #watch: NodeJS.Timeout | undefined
+  #incarnation = 0
+  #closing = false
+  restarts = 0
+  kills = 0
+
+  constructor(
+    private readonly scheduler: Scheduler,
+    private readonly opts: NannyOptions,
+  ) {}
+
+  get worker(): WorkerHandle | undefined {
+    return this.#handle
+  }
+
+  get pid(): number | undefined {
+    return this.#child?.pid
+  }
+
+  get status(): 'running' | 'restarting' | 'closed' {
+    if (this.#closing) return 'closed'
+    return this.#handle?.alive ? 'running' : 'restarting'
+  }
+
+  async start(): Promise<WorkerHandle> {
+    const n = this.#incarnation++
+    const name = `worker-${this.opts.index}.${n}`
+    const address = `ipc://127.0.0.1/${name}`
+    const child = fork(join(__dirname, 'worker-entry.js'), [], {
+      serialization: 'advanced',
+      execArgv: [],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env: {
+        ...process.env,
+        UV_THREADPOOL_SIZE: String(this.opts.nthreads + 2),
+        // Large chunks must go back to the OS when freed, or process memory
+        // never falls and the spill threshold fires forever (Dask sets the
+        // trim threshold for the same reason).
+        MALLOC_MMAP_THRESHOLD_: '65536',
+        MALLOC_TRIM_THRESHOLD_: '65536',
+      },
+    })
+    this.#child = child
+    const transport = new ChildTransport<WorkerToScheduler, SchedulerToWorker>(child)
+    let handle: WorkerHandle | undefined
+    const rpc = new WorkerRpc(address, transport, {
+      heartbeat: (m: WorkerMetrics) => handle && this.scheduler.onHeartbeat(handle, m),
+      log: (level, message) => this.opts.log?.(level, `${address}: ${message}`),
+      closed: () => {},
+    })
+    handle = new WorkerHandle(address, name, this.opts.nthreads, this.opts.memoryLimit, rpc)
+    handle.pid = child.pid ?? 0
+    child.once('exit', (code, signal) => this.#onExit(handle!, code, signal))
+    const config: WorkerStart = {
+      address,
+      name,
+      nthreads: this.opts.nthreads,
+      memoryLimit: this.opts.memoryLimit,
+      thresholds: this.scheduler.thresholds,
+      spillDir: this.opts.spillDir,
+      codec: this.opts.codec,
+      level: this.opts.level,
+      heartbeatMs: this.opts.heartbeatMs ?? 200,
+      monitorMs: this.opts.monitorMs ?? 50,
+    }
+    await rpc.request({ op: 'start', config })
+    this.#handle = handle
+    this.#watchMemory(handle, child)
+    this.scheduler.addWorker(handle)
+    return handle
+  }
+
+  #watchMemory(handle: WorkerHandle, child: ChildProcess) {
+    clearInterval(this.#watch)
+    let busy = false
+    this.#watch = setInterval(async () => {
+      if (busy || !child.pid || child.exitCode !== null) return
+      busy = true
+      try {
+        const rss = (await rssOf(child.pid)) ?? handle.metrics?.rss
+        const t: Thresholds = this.scheduler.thresholds
+        if (rss !== undefined && rss > t.terminate * this.opts.memoryLimit && handle.alive) {
+          this.kills++
+          this.opts.log?.(
+            'warn',
+            `${handle.address}: process memory ${(rss / 2 ** 30).toFixed(2)} GiB exceeds ${Math.round(t.terminate * 100)}% of its ${(this.opts.memoryLimit / 2 ** 30).toFixed(2)} GiB limit; restarting`,
+          )
+          child.kill('SIGKILL')
+        }
+      } finally {
+        busy = false
+      }
+    }, 50)
+    this.#watch.unref()
+  }
+
+  #onExit(handle: WorkerHandle, code: number | null, signal: NodeJS.Signals | null) {
+    clearInterval(this.#watch)
+    this.scheduler.removeWorker(handle, signal ? `killed by ${signal}` : `exited with code ${code}`)
+    // The dead incarnation's spill files are useless: its chunks are recomputed.
+    void rm(join(this.opts.spillDir, handle.name), { recursive: true, force: true })
+    if (this.#closing || this.scheduler.closed) return
+    if (this.restarts >= MAX_RESTARTS) {
+      this.opts.log?.('warn', `worker ${this.opts.index} restarted ${MAX_RESTARTS} times; giving up`)
+      return
+    }
+    this.restarts++
+    this.start().catch((e) => this.opts.log?.('warn', `restart of worker ${this.opts.index} failed: ${e.message}`))
+  }
+
+  /** Asks the worker to close (it removes its files), then makes sure it is gone. */
+  async close(timeoutMs = 5000): Promise<void> {
+    if (this.#closing) return
+    this.#closing = true
+    clearInterval(this.#watch)
+    const child = this.#child
+    if (!child || child.exitCode !== null || child.signalCode !== null) return
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+    this.#handle?.rpc.request({ op: 'close' }).catch(() => {})
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    await exited
+    clearTimeout(timer)
+  }
+
+  /** Synchronous last resort on process exit. */
+  killNow(): void {
+    this.#closing = true
+    try {
+      this.#child?.kill('SIGKILL')
+    } catch {
+      /* already gone */
+    }
+  }
+}

@@ -1,0 +1,66 @@
+// Request/reply over a transport, with every outstanding request failed at
+// once when the channel closes: a dead worker must never leave a caller
+// waiting.
+
+import { SpillwayError } from '../errors'
+import type { Request, SchedulerToWorker, WorkerToScheduler, WorkerMetrics } from './protocol'
+import type { Transport } from './transport'
+
+export class WorkerLostError extends SpillwayError {
+  constructor(address: string) {
+    super('ERR_SPILLWAY_WORKER_LOST', `worker ${address} was lost`, { address })
+    this.name = 'WorkerLostError'
+  }
+}
+
+interface Pending {
+  resolve(v: unknown): void
+  reject(e: unknown): void
+}
+
+export class WorkerRpc {
+  #next = 1
+  #pending = new Map<number, Pending>()
+  #closed = false
+
+  constructor(
+    private readonly address: string,
+    private readonly transport: Transport<WorkerToScheduler, SchedulerToWorker>,
+    handlers: { heartbeat(m: WorkerMetrics): void; log(level: string, message: string): void; closed(): void },
+  ) {
+    transport.onMessage((msg) => {
+      if (msg.kind === 'heartbeat') handlers.heartbeat(msg.metrics)
+      else if (msg.kind === 'log') handlers.log(msg.level, msg.message)
+      else if (msg.kind === 'reply') {
+        const p = this.#pending.get(msg.id)
+        if (!p) return
+        this.#pending.delete(msg.id)
+        if (msg.ok) p.resolve(msg.result)
+        else p.reject(new SpillwayError(msg.error.code ?? 'ERR_SPILLWAY_TASK', msg.error.message))
+      }
+    })
+    transport.onClose(() => {
+      this.#closed = true
+      const err = new WorkerLostError(this.address)
+      for (const p of this.#pending.values()) p.reject(err)
+      this.#pending.clear()
+      handlers.closed()
+    })
+  }
+
+  get closed(): boolean {
+    return this.#closed
+  }
+
+  request<T>(request: Request): Promise<T> {
+    if (this.#closed) return Promise.reject(new WorkerLostError(this.address))
+    const id = this.#next++
+    return new Promise<T>((resolve, reject) => {
+      this.#pending.set(id, { resolve: resolve as (v: unknown) => void, reject })
+      if (!this.transport.send({ kind: 'request', id, request })) {
+        this.#pending.delete(id)
+        reject(new WorkerLostError(this.address))
+      }
+    })
+  }
+}

@@ -1,0 +1,286 @@
+// The scheduler: places chunk tasks on workers (balanced by bytes held),
+// tracks where every chunk lives, and recomputes what a dead worker held.
+// Chunk data never passes through here: only keys, sizes and partials.
+
+import { EventEmitter } from 'node:events'
+import { KilledWorkerError, SpillwayError } from '../errors'
+import type { Partial } from '../spill-buffer'
+import type { ReduceResult, RunResult, TaskFn, Thresholds, WorkerMetrics } from './protocol'
+import { WorkerLostError } from './rpc'
+import { TaskRecord } from './task-record'
+import type { WorkerHandle } from './worker-handle'
+
+/** A task killing this many workers fails with KilledWorkerError (Dask's allowed-failures + 1). */
+export const ALLOWED_KILLS = 3
+
+export interface TaskSubmission {
+  key: string
+  task: TaskFn
+  expectedBytes: number
+}
+
+export interface ClusterTotals {
+  workers: number
+  memoryBytes: number
+  spillBytes: number
+}
+
+export class Scheduler extends EventEmitter {
+  readonly workers = new Map<string, WorkerHandle>()
+  readonly tasks = new Map<string, TaskRecord>()
+  readonly startedAt = Date.now()
+  #queue: TaskRecord[] = []
+  #closed = false
+  totalTasks = 0
+  peakMemoryBytes = 0
+  peakSpillBytes = 0
+  lostWorkers = 0
+  thresholds: Thresholds
+
+  constructor(thresholds: Thresholds) {
+    super()
+    this.thresholds = { ...thresholds }
+  }
+
+  get closed(): boolean {
+    return this.#closed
+  }
+
+  addWorker(w: WorkerHandle): void {
+    this.workers.set(w.address, w)
+    this.emit('worker-added', w)
+    this.pump()
+  }
+
+  /** A worker is gone: what it ran is suspect, what it held is recomputed. */
+  removeWorker(w: WorkerHandle, reason: string): void {
+    if (!w.alive) return
+    w.alive = false
+    this.workers.delete(w.address)
+    this.lostWorkers++
+    for (const t of w.processing) {
+      t.suspicious++
+      t.lastWorker = w.address
+      t.worker = undefined
+      if (t.suspicious >= ALLOWED_KILLS) {
+        t.state = 'erred'
+        t.error = new KilledWorkerError(t.key, t.suspicious, w.address)
+      } else {
+        t.state = 'queued'
+        this.#queue.unshift(t)
+      }
+      t.settle()
+    }
+    for (const t of w.held) {
+      t.state = 'queued'
+      t.worker = undefined
+      this.#queue.push(t)
+    }
+    w.processing.clear()
+    w.held.clear()
+    w.heldBytes = 0
+    this.emit('worker-removed', w, reason)
+    this.pump()
+  }
+
+  onHeartbeat(w: WorkerHandle, m: WorkerMetrics): void {
+    const wasPaused = w.status === 'paused'
+    w.metrics = m
+    const t = this.totals()
+    this.peakMemoryBytes = Math.max(this.peakMemoryBytes, t.memoryBytes)
+    this.peakSpillBytes = Math.max(this.peakSpillBytes, t.spillBytes)
+    if (wasPaused && m.status === 'running') this.pump()
+  }
+
+  totals(): ClusterTotals {
+    let memoryBytes = 0
+    let spillBytes = 0
+    for (const w of this.workers.values()) {
+      if (!w.metrics) continue
+      memoryBytes += w.metrics.managedBytes - w.metrics.spilledBytes.memory
+      spillBytes += w.metrics.spilledBytes.disk
+    }
+    return { workers: this.workers.size, memoryBytes, spillBytes }
+  }
+
+  /** Adds tasks; a key already held or running is not computed again. */
+  submit(subs: TaskSubmission[]): TaskRecord[] {
+    if (this.#closed) throw new SpillwayError('ERR_SPILLWAY_CLOSED', 'the cluster is closed')
+    const out: TaskRecord[] = []
+    for (const s of subs) {
+      let t = this.tasks.get(s.key)
+      if (!t || t.state === 'erred') {
+        t = new TaskRecord(s.key, s.task, s.expectedBytes)
+        this.tasks.set(s.key, t)
+        this.#queue.push(t)
+        this.totalTasks++
+      }
+      out.push(t)
+    }
+    this.pump()
+    return out
+  }
+
+  async waitFor(keys: string[]): Promise<void> {
+    await Promise.all(keys.map((k) => this.#record(k).whenInMemory()))
+  }
+
+  #record(key: string): TaskRecord {
+    const t = this.tasks.get(key)
+    if (!t) throw new SpillwayError('ERR_SPILLWAY_UNKNOWN_KEY', `key ${JSON.stringify(key)} is not held by the cluster (released or never persisted)`, { key })
+    return t
+  }
+
+  /** The least loaded worker free to take a task. */
+  #pick(): WorkerHandle | undefined {
+    let best: WorkerHandle | undefined
+    let bestLoad = Infinity
+    for (const w of this.workers.values()) {
+      if (!w.available) continue
+      const load = w.load()
+      if (load < bestLoad) {
+        best = w
+        bestLoad = load
+      }
+    }
+    return best
+  }
+
+  pump(): void {
+    while (this.#queue.length && !this.#closed) {
+      const w = this.#pick()
+      if (!w) return
+      const t = this.#queue.shift()!
+      if (t.state === 'queued') this.#run(t, w)
+    }
+  }
+
+  #run(t: TaskRecord, w: WorkerHandle): void {
+    t.state = 'processing'
+    t.worker = w
+    w.processing.add(t)
+    w.inflight++
+    w.rpc
+      .request<RunResult>({ op: 'run', key: t.key, task: t.task })
+      .then(
+        (res) => {
+          if (!w.alive || t.worker !== w || t.state !== 'processing') return
+          w.processing.delete(t)
+          t.state = 'memory'
+          t.nbytes = res.nbytes
+          w.held.add(t)
+          w.heldBytes += res.nbytes
+          this.onHeartbeat(w, res.metrics)
+          t.settle()
+        },
+        (err) => {
+          // A lost worker is handled by removeWorker; anything else is the
+          // task's own failure.
+          if (err instanceof WorkerLostError || !w.alive || t.worker !== w) return
+          w.processing.delete(t)
+          t.state = 'erred'
+          t.error = err
+          t.settle()
+        },
+      )
+      .finally(() => {
+        w.inflight--
+        this.pump()
+      })
+  }
+
+  /** Reduces each key where it lives, recomputing chunks of lost workers. */
+  /** `releaseEach` frees each chunk once reduced (for arrays never persisted). */
+  async reduce(keys: string[], dtype: string, op: string, concurrency = 8, releaseEach = false): Promise<Partial[]> {
+    const out: Partial[] = new Array(keys.length)
+    let next = 0
+    const lane = async () => {
+      while (next < keys.length) {
+        const i = next++
+        out[i] = await this.#reduceOne(keys[i], dtype, op)
+        if (releaseEach) this.release([keys[i]])
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(concurrency, keys.length) }, lane))
+    return out
+  }
+
+  async #reduceOne(key: string, dtype: string, op: string): Promise<Partial> {
+    const t = this.#record(key)
+    for (;;) {
+      await t.whenInMemory()
+      const w = t.worker!
+      try {
+        const res = await w.rpc.request<ReduceResult>({ op: 'reduce', key, dtype, reduceOp: op })
+        if (res.partial) return res.partial
+        throw new SpillwayError('ERR_SPILLWAY_LOST_KEY', `worker ${w.address} no longer holds ${key}`)
+      } catch (err) {
+        if (err instanceof WorkerLostError || !w.alive) continue
+        throw err
+      }
+    }
+  }
+
+  /** Forgets keys and frees them on their workers. */
+  release(keys: string[]): void {
+    const byWorker = new Map<WorkerHandle, string[]>()
+    for (const k of keys) {
+      const t = this.tasks.get(k)
+      if (!t) continue
+      this.tasks.delete(k)
+      const w = t.worker
+      if (t.state === 'memory' && w) {
+        w.held.delete(t)
+        w.heldBytes -= t.nbytes
+      }
+      if (w) (byWorker.get(w) ?? byWorker.set(w, []).get(w)!).push(k)
+      t.state = 'erred'
+      t.error = new SpillwayError('ERR_SPILLWAY_RELEASED', `key ${k} was released`)
+      t.settle()
+    }
+    this.#queue = this.#queue.filter((t) => this.tasks.get(t.key) === t)
+    for (const [w, ks] of byWorker) w.rpc.request({ op: 'release', keys: ks }).catch(() => {})
+  }
+
+  /** Applies new thresholds on every live worker at once. */
+  async setThresholds(t: Partial_<Thresholds>): Promise<void> {
+    this.thresholds = { ...this.thresholds, ...t }
+    await Promise.all(
+      [...this.workers.values()].map((w) =>
+        w.rpc
+          .request<{ metrics: WorkerMetrics }>({ op: 'set-thresholds', thresholds: t })
+          .then((r) => this.onHeartbeat(w, r.metrics))
+          .catch((e) => {
+            if (!(e instanceof WorkerLostError)) throw e
+          }),
+      ),
+    )
+  }
+
+  /** Fresh metrics from every worker (the last heartbeat if one is lost). */
+  async refreshMetrics(): Promise<void> {
+    await Promise.all(
+      [...this.workers.values()].map((w) =>
+        w.rpc
+          .request<{ metrics: WorkerMetrics }>({ op: 'metrics' })
+          .then((r) => this.onHeartbeat(w, r.metrics))
+          .catch(() => {}),
+      ),
+    )
+  }
+
+  close(): void {
+    this.#closed = true
+    const err = new SpillwayError('ERR_SPILLWAY_CLOSED', 'the cluster was closed')
+    for (const t of this.tasks.values()) {
+      if (t.state === 'queued' || t.state === 'processing') {
+        t.state = 'erred'
+        t.error = err
+        t.settle()
+      }
+    }
+    this.#queue = []
+  }
+}
+
+type Partial_<T> = { [K in keyof T]?: T[K] }

@@ -1,0 +1,75 @@
+// A message channel to one worker. Today a child process's IPC channel; the
+// scheduler only sees this interface, so a TCP transport can replace it.
+
+import type { ChildProcess } from 'node:child_process'
+
+export interface Transport<In, Out> {
+  send(msg: Out): boolean
+  onMessage(fn: (msg: In) => void): void
+  onClose(fn: () => void): void
+  close(): void
+}
+
+export class ChildTransport<In, Out> implements Transport<In, Out> {
+  #closed = false
+  #closeFns: Array<() => void> = []
+
+  constructor(private readonly child: ChildProcess) {
+    child.once('disconnect', () => this.#fireClose())
+    child.once('exit', () => this.#fireClose())
+  }
+
+  #fireClose() {
+    if (this.#closed) return
+    this.#closed = true
+    for (const fn of this.#closeFns) fn()
+  }
+
+  send(msg: Out): boolean {
+    if (this.#closed || !this.child.connected) return false
+    try {
+      this.child.send(msg as any)
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  onMessage(fn: (msg: In) => void): void {
+    this.child.on('message', (m) => fn(m as In))
+  }
+
+  onClose(fn: () => void): void {
+    if (this.#closed) fn()
+    else this.#closeFns.push(fn)
+  }
+
+  close(): void {
+    if (this.child.connected) this.child.disconnect()
+  }
+}
+
+/** The worker's end: the IPC channel to its parent. */
+export class ParentTransport<In, Out> implements Transport<In, Out> {
+  send(msg: Out): boolean {
+    if (!process.connected || !process.send) return false
+    try {
+      process.send(msg as any)
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  onMessage(fn: (msg: In) => void): void {
+    process.on('message', (m) => fn(m as In))
+  }
+
+  onClose(fn: () => void): void {
+    process.once('disconnect', fn)
+  }
+
+  close(): void {
+    if (process.connected) process.disconnect()
+  }
+}

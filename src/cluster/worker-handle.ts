@@ -1,0 +1,41 @@
+// The scheduler's view of one worker incarnation: its address, capacity,
+// the tasks it is running and holding, and its latest heartbeat.
+
+import type { WorkerMetrics, WorkerStatus } from './protocol'
+import type { WorkerRpc } from './rpc'
+import type { TaskRecord } from './task-record'
+
+export class WorkerHandle {
+  readonly processing = new Set<TaskRecord>()
+  readonly held = new Set<TaskRecord>()
+  heldBytes = 0
+  inflight = 0
+  alive = true
+  metrics: WorkerMetrics | undefined
+  pid = 0
+  readonly startedAt = Date.now()
+
+  constructor(
+    readonly address: string,
+    readonly name: string,
+    readonly nthreads: number,
+    readonly memoryLimit: number,
+    readonly rpc: WorkerRpc,
+  ) {}
+
+  get status(): WorkerStatus {
+    return this.metrics?.status ?? 'running'
+  }
+
+  /** Free to take another task: alive, not paused, a thread available. */
+  get available(): boolean {
+    return this.alive && this.status === 'running' && this.inflight < this.nthreads
+  }
+
+  /** Bytes this worker holds or will hold once its running tasks finish. */
+  load(): number {
+    let pending = 0
+    for (const t of this.processing) pending += t.expectedBytes
+    return this.heldBytes + pending
+  }
+}

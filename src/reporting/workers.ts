@@ -1,0 +1,69 @@
+// The scheduler's own figures for each worker, as the recipe reads them:
+// never disk usage, which measures the whole filesystem.
+
+import type { Client } from '../client'
+import type { Thresholds, WorkerMetrics, WorkerStatus } from '../cluster/protocol'
+
+export interface WorkerInfo {
+  address: string
+  name: string
+  pid: number
+  memoryLimit: number
+  nthreads: number
+  status: WorkerStatus
+  thresholds: Thresholds
+  /** Chunks the scheduler has placed on this worker (held or running). */
+  tasks: { held: number; processing: number }
+  metrics: WorkerMetrics | Record<string, never>
+}
+
+/** Every worker, keyed by address, with fresh heartbeat metrics. */
+export async function schedulerWorkers(client: Client): Promise<Record<string, WorkerInfo>> {
+  await client.scheduler.refreshMetrics()
+  const out: Record<string, WorkerInfo> = {}
+  for (const [address, w] of client.scheduler.workers) {
+    out[address] = {
+      address,
+      name: w.name,
+      pid: w.pid,
+      memoryLimit: w.memoryLimit,
+      nthreads: w.nthreads,
+      status: w.status,
+      thresholds: w.metrics?.thresholds ?? client.scheduler.thresholds,
+      tasks: { held: w.held.size, processing: w.processing.size },
+      metrics: w.metrics ?? {},
+    }
+  }
+  return out
+}
+
+type MetricsLike = Partial<Pick<WorkerMetrics, 'managedBytes' | 'spilledBytes'>> | undefined | null
+
+/** Managed bytes held in memory: managed minus the spilled part (as Dask). */
+export function workerInMemoryBytes(metrics: MetricsLike): number {
+  if (!metrics) return 0
+  return Math.max(0, (metrics.managedBytes ?? 0) - (metrics.spilledBytes?.memory ?? 0))
+}
+
+/** Spilled bytes on disk, after compression. */
+export function workerSpillBytes(metrics: MetricsLike): number {
+  return metrics?.spilledBytes?.disk ?? 0
+}
+
+export interface MemorySnapshot {
+  workers: number
+  memoryGib: number
+  spillGib: number
+}
+
+/** Memory and spill summed over all workers (the recipe's cluster_memory_snapshot). */
+export async function clusterMemorySnapshot(client: Client, fresh = true): Promise<MemorySnapshot> {
+  if (fresh) await client.scheduler.refreshMetrics()
+  let mem = 0
+  let spill = 0
+  for (const w of client.scheduler.workers.values()) {
+    mem += workerInMemoryBytes(w.metrics)
+    spill += workerSpillBytes(w.metrics)
+  }
+  return { workers: client.scheduler.workers.size, memoryGib: mem / 2 ** 30, spillGib: spill / 2 ** 30 }
+}

@@ -1,0 +1,88 @@
+// setupClient(): config → resources → sizing → spill dir → scheduler and
+// workers → client, as dask_setup's setup_dask_client.
+
+import { Client } from './client'
+import { LocalCluster } from './cluster/local-cluster'
+import { thresholdProblems } from './cluster/memory-policy'
+import { SetupConfig, type SetupOptions } from './config'
+import { ConfigError } from './errors'
+import { detectResources, type Resources } from './resources'
+import { computeMemorySpec, formatSummary, type MemorySpec } from './sizing'
+import { createSpillDir } from './tempdir'
+import { tuneMemoryThresholds } from './tune'
+
+export interface SetupResult {
+  client: Client
+  cluster: LocalCluster
+  /** The cluster's spill directory. */
+  tempDir: string
+  spec: MemorySpec
+  resources: Resources
+  config: SetupConfig
+  [Symbol.asyncDispose](): Promise<void>
+}
+
+function resolveConfig(options: SetupOptions | { config: SetupConfig }): SetupConfig {
+  if (options && typeof options === 'object' && 'config' in options) {
+    const { config, ...rest } = options as { config: unknown }
+    if (!(config instanceof SetupConfig)) {
+      throw new ConfigError([{ field: 'config', value: config, allowed: 'a SetupConfig instance' }])
+    }
+    if (Object.keys(rest).length) return new SetupConfig({ ...config.toJSON(), ...(rest as SetupOptions) })
+    return config
+  }
+  return new SetupConfig(options as SetupOptions)
+}
+
+export async function setupClient(options: SetupOptions | { config: SetupConfig } = {}): Promise<SetupResult> {
+  const config = resolveConfig(options)
+  const resources = await detectResources()
+  const spec = computeMemorySpec(config, resources)
+  const thresholds = {
+    target: config.memoryTarget,
+    spill: config.memorySpill,
+    pause: config.memoryPause,
+    terminate: config.memoryTerminate,
+  }
+  const bad = thresholdProblems(thresholds)
+  if (bad.length) throw new ConfigError(bad.map((b) => ({ field: 'memory thresholds', value: thresholds, allowed: b })))
+  const spillDir = await createSpillDir(config, { expectedSpillBytes: spec.usableBytes })
+  const log = config.silenceLogs ? undefined : (level: string, message: string) => console.error(`[spillway] ${level}: ${message}`)
+  let cluster: LocalCluster
+  try {
+    cluster = await LocalCluster.start({
+      nWorkers: spec.nWorkers,
+      threadsPerWorker: spec.threadsPerWorker,
+      memoryLimit: spec.perWorkerBytes,
+      thresholds,
+      spillDir: spillDir.path,
+      codec: config.spillCompression,
+      processes: spec.processes,
+      cleanup: () => spillDir.remove(),
+      log,
+    })
+  } catch (e) {
+    await spillDir.remove()
+    throw e
+  }
+  if (!config.silenceLogs) {
+    console.log(formatSummary(spec, { spillDir: spillDir.path, spillCompression: config.spillCompression, commCompression: config.commCompression }))
+  }
+  const client = new Client(cluster, { ownsCluster: true })
+  if (config.adaptiveMemory) {
+    const tuned = await tuneMemoryThresholds(client)
+    if (!config.silenceLogs) console.log(tuned.summary())
+  }
+  return {
+    client,
+    cluster,
+    tempDir: spillDir.path,
+    spec,
+    resources,
+    config,
+    async [Symbol.asyncDispose]() {
+      await client.close()
+      await cluster.close()
+    },
+  }
+}
