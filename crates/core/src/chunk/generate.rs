@@ -2,6 +2,7 @@
 //! (seed, chunk id, i), so any worker can regenerate any chunk bit for bit,
 //! in any order, on any number of threads.
 
+use super::simd::dispatch;
 use crate::error::{Error, Result};
 
 const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -49,13 +50,59 @@ fn alloc(len: usize) -> Result<Vec<u8>> {
         .ok_or_else(|| Error::invalid("len", format!("{len} elements overflow the address space")))
 }
 
-/// `len` float64 values uniform in [0, 1), little-endian.
+/// `u as f64` for u < 2^53, in operations that vectorise without AVX-512
+/// (which alone converts 64-bit integers): 2^52 + v is exact in the mantissa
+/// for v < 2^52, so the top 52 bits and the last bit convert separately.
+#[inline(always)]
+fn u53_to_f64(u: u64) -> f64 {
+    const TWO52: u64 = 0x4330_0000_0000_0000;
+    let two52 = f64::from_bits(TWO52);
+    let h = f64::from_bits((u >> 1) | TWO52) - two52;
+    let b = f64::from_bits((u & 1) | TWO52) - two52;
+    h * 2.0 + b
+}
+
+#[inline(always)]
+fn random_body(key: u64, out: &mut [[u8; 8]]) {
+    for (i, cell) in out.iter_mut().enumerate() {
+        let z = mix64(key.wrapping_add((i as u64).wrapping_add(1).wrapping_mul(GAMMA)));
+        *cell = (u53_to_f64(z >> 11) * (1.0 / (1u64 << 53) as f64)).to_le_bytes();
+    }
+}
+
+dispatch!(fn fill_random(key: u64, out: &mut [[u8; 8]]) -> () => random_body);
+
+/// Lemire's multiply-shift for a range below 2^32, from 32-bit products
+/// (which SIMD units have): floor(z * range / 2^64), exactly as in u128.
+#[inline(always)]
+fn randint_narrow_body(key: u64, low: i64, range: u64, out: &mut [[u8; 8]]) {
+    let r = range & 0xFFFF_FFFF;
+    for (i, cell) in out.iter_mut().enumerate() {
+        let z = mix64(key.wrapping_add((i as u64).wrapping_add(1).wrapping_mul(GAMMA)));
+        let (a, b) = (z >> 32, z & 0xFFFF_FFFF);
+        let hi = (a * r + ((b * r) >> 32)) >> 32;
+        *cell = low.wrapping_add(hi as i64).to_le_bytes();
+    }
+}
+
+dispatch!(fn fill_randint_narrow(key: u64, low: i64, range: u64, out: &mut [[u8; 8]]) -> () => randint_narrow_body);
+
+#[inline(always)]
+fn randint_wide_body(key: u64, low: i64, range: u128, out: &mut [[u8; 8]]) {
+    for (i, cell) in out.iter_mut().enumerate() {
+        let z = mix64(key.wrapping_add((i as u64).wrapping_add(1).wrapping_mul(GAMMA)));
+        *cell = low.wrapping_add(((z as u128 * range) >> 64) as i64).to_le_bytes();
+    }
+}
+
+dispatch!(fn fill_randint_wide(key: u64, low: i64, range: u128, out: &mut [[u8; 8]]) -> () => randint_wide_body);
+
+/// `len` float64 values uniform in [0, 1), little-endian: element i is
+/// `Generator::new(seed, chunk_id).uniform(i)`.
 pub fn random_chunk(seed: u64, chunk_id: u64, len: usize) -> Result<Vec<u8>> {
     let g = Generator::new(seed, chunk_id);
     let mut out = alloc(len)?;
-    for (i, cell) in out.chunks_exact_mut(8).enumerate() {
-        cell.copy_from_slice(&g.uniform(i as u64).to_le_bytes());
-    }
+    fill_random(g.key, out.as_chunks_mut::<8>().0);
     Ok(out)
 }
 
@@ -69,9 +116,11 @@ pub fn randint_chunk(seed: u64, chunk_id: u64, len: usize, low: i64, high: i64) 
     let range = (high as i128 - low as i128) as u128;
     let g = Generator::new(seed, chunk_id);
     let mut out = alloc(len)?;
-    for (i, cell) in out.chunks_exact_mut(8).enumerate() {
-        let v = low.wrapping_add(((g.at(i as u64) as u128 * range) >> 64) as i64);
-        cell.copy_from_slice(&v.to_le_bytes());
+    let cells = out.as_chunks_mut::<8>().0;
+    if range < 1 << 32 {
+        fill_randint_narrow(g.key, low, range as u64, cells);
+    } else {
+        fill_randint_wide(g.key, low, range, cells);
     }
     Ok(out)
 }

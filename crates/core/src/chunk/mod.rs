@@ -1,8 +1,10 @@
 //! Chunks: reproducible generation and associative reductions.
 
 mod generate;
+mod simd;
 mod reduce;
 mod sum;
 
 pub use generate::{chunk_key, random_chunk, randint_chunk, ChunkSpec, Generator};
 pub use reduce::{partial, Dtype, Op, Partial};
+pub use simd::simd_level;

@@ -110,6 +110,32 @@ impl Partial {
         self.total() / self.count as f64
     }
 
+    /// The mean as an unevaluated sum hi + lo, carrying the digits that a
+    /// single f64 drops when the mean is large against the spread.
+    fn mean_parts(&self) -> (f64, f64) {
+        let n = self.count as f64;
+        let hi = self.sum / n;
+        // The residual of the division is exact with a fused multiply-add.
+        let r = (-hi).mul_add(n, self.sum);
+        (hi, (r + self.comp) / n)
+    }
+
+    /// mean(other) − mean(self), accurate even when both means are large and
+    /// nearly equal; Chan's update squares it, so its rounding error would
+    /// otherwise dominate the combined m2 of offset data.
+    fn mean_delta(&self, other: &Partial) -> f64 {
+        if let (Some(a), Some(b)) = (self.int_sum, other.int_sum) {
+            let (na, nb) = (self.count as i128, other.count as i128);
+            if let Some(num) = b.checked_mul(na).and_then(|x| a.checked_mul(nb).and_then(|y| x.checked_sub(y))) {
+                return num as f64 / (self.count as f64 * other.count as f64);
+            }
+            return other.mean() - self.mean();
+        }
+        let (ha, la) = self.mean_parts();
+        let (hb, lb) = other.mean_parts();
+        (hb - ha) + (lb - la)
+    }
+
     /// Chan et al.'s pairwise update, so var/std stay accurate however the
     /// chunks are grouped.
     pub fn combine(&self, other: &Partial) -> Partial {
@@ -121,7 +147,7 @@ impl Partial {
         }
         let (na, nb) = (self.count as f64, other.count as f64);
         let n = na + nb;
-        let delta = other.mean() - self.mean();
+        let delta = self.mean_delta(other);
         let mut s = Compensated { sum: self.sum, comp: self.comp };
         s.merge(Compensated { sum: other.sum, comp: other.comp });
         Partial {

@@ -1,10 +1,15 @@
-//! Summation kernels. Floats: blocks of 8 independent lanes (vectorisable,
-//! error bounded by the block length) whose block sums are added with
-//! Neumaier compensation. Integers: exact, by splitting each value into a
-//! signed high half and an unsigned low half so both lanes vectorise without
-//! overflow.
+//! Reduction kernels, written over fixed lanes so LLVM vectorises them and
+//! compiled for AVX2 and AVX-512 too (see `simd`). Floats: Kahan summation in
+//! 32 independent lanes, whose (sum, compensation) pairs are then merged with
+//! Neumaier's rule, so the result carries about twice f64 precision and is
+//! independent of the vector width. Integers: exact, by splitting each
+//! (biased) value into unsigned halves whose lane sums cannot overflow.
 
-const BLOCK: usize = 2048;
+use super::simd::dispatch;
+
+/// Lanes per kernel: enough independent chains to hide the latency of the
+/// four dependent adds of a Kahan step on two 512-bit FP pipes.
+const LANES: usize = 32;
 
 /// Compensated running sum; `add` is Neumaier's improvement on Kahan.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -35,57 +40,55 @@ impl Compensated {
     }
 }
 
-#[inline]
-fn block_sum(xs: &[f64]) -> f64 {
-    let mut lanes = [0.0f64; 8];
-    let mut it = xs.chunks_exact(8);
-    for c in &mut it {
-        for k in 0..8 {
-            lanes[k] += c[k];
+/// Kahan-sums `f(x)` over `xs` in `LANES` lanes.
+#[inline(always)]
+fn kahan_lanes(xs: &[f64], f: impl Fn(f64) -> f64) -> Compensated {
+    let mut s = [0.0f64; LANES];
+    let mut c = [0.0f64; LANES];
+    let mut it = xs.chunks_exact(LANES);
+    for chunk in &mut it {
+        for k in 0..LANES {
+            let y = f(chunk[k]) - c[k];
+            let t = s[k] + y;
+            c[k] = (t - s[k]) - y;
+            s[k] = t;
         }
     }
-    let mut s = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
-    for &x in it.remainder() {
-        s += x;
-    }
-    s
-}
-
-pub(crate) fn sum_f64(xs: &[f64]) -> Compensated {
     let mut acc = Compensated::default();
-    for b in xs.chunks(BLOCK) {
-        acc.add(block_sum(b));
+    for k in 0..LANES {
+        acc.add(s[k]);
+        acc.comp -= c[k];
+    }
+    for &x in it.remainder() {
+        acc.add(f(x));
     }
     acc
 }
 
-/// Sum of squared deviations from `mean`, the second pass of var/std.
-pub(crate) fn m2_f64(xs: &[f64], mean: f64) -> f64 {
-    let mut acc = Compensated::default();
-    for b in xs.chunks(BLOCK) {
-        let mut lanes = [0.0f64; 8];
-        let mut it = b.chunks_exact(8);
-        for c in &mut it {
-            for k in 0..8 {
-                let d = c[k] - mean;
-                lanes[k] += d * d;
-            }
-        }
-        let mut s: f64 = lanes.iter().sum();
-        for &x in it.remainder() {
-            s += (x - mean) * (x - mean);
-        }
-        acc.add(s);
-    }
-    acc.value()
+#[inline(always)]
+fn sum_f64_body(xs: &[f64]) -> Compensated {
+    kahan_lanes(xs, |x| x)
 }
 
-pub(crate) fn min_max_f64(xs: &[f64]) -> (f64, f64) {
-    let mut lo = [f64::INFINITY; 8];
-    let mut hi = [f64::NEG_INFINITY; 8];
-    let mut it = xs.chunks_exact(8);
+dispatch!(pub(crate) fn sum_f64(xs: &[f64]) -> Compensated => sum_f64_body);
+
+#[inline(always)]
+fn m2_f64_body(xs: &[f64], mean: f64) -> f64 {
+    kahan_lanes(xs, |x| (x - mean) * (x - mean)).value()
+}
+
+dispatch!(
+    /// Sum of squared deviations from `mean`, the second pass of var/std.
+    pub(crate) fn m2_f64(xs: &[f64], mean: f64) -> f64 => m2_f64_body
+);
+
+#[inline(always)]
+fn min_max_f64_body(xs: &[f64]) -> (f64, f64) {
+    let mut lo = [f64::INFINITY; LANES];
+    let mut hi = [f64::NEG_INFINITY; LANES];
+    let mut it = xs.chunks_exact(LANES);
     for c in &mut it {
-        for k in 0..8 {
+        for k in 0..LANES {
             lo[k] = lo[k].min(c[k]);
             hi[k] = hi[k].max(c[k]);
         }
@@ -99,59 +102,65 @@ pub(crate) fn min_max_f64(xs: &[f64]) -> (f64, f64) {
     (l, h)
 }
 
-/// Exact sum of int64 values.
-pub(crate) fn sum_i64(xs: &[i64]) -> i128 {
-    let mut total: i128 = 0;
-    // Each block holds < 2^31 values, so neither half-sum can overflow.
-    for b in xs.chunks(1 << 20) {
-        let mut hi = [0i64; 4];
-        let mut lo = [0u64; 4];
-        let mut it = b.chunks_exact(4);
-        for c in &mut it {
-            for k in 0..4 {
-                hi[k] += c[k] >> 32;
-                lo[k] += (c[k] as u64) & 0xFFFF_FFFF;
-            }
+dispatch!(pub(crate) fn min_max_f64(xs: &[f64]) -> (f64, f64) => min_max_f64_body);
+
+const BIAS: u64 = 1 << 63;
+
+#[inline(always)]
+fn sum_i64_body(xs: &[i64]) -> i128 {
+    // x + 2^63 is unsigned, so both its halves are too and only logical
+    // shifts are needed (AVX2 has no 64-bit arithmetic shift). Each half adds
+    // under 2^32 per value, 2^24 values per block: no overflow. Integer adds
+    // reassociate freely, so a plain loop is the one LLVM vectorises best.
+    let mut total: i128 = -(BIAS as i128) * xs.len() as i128;
+    for block in xs.chunks(1 << 24) {
+        let (mut hi, mut lo) = (0u64, 0u64);
+        for &x in block {
+            let u = (x as u64) ^ BIAS;
+            hi += u >> 32;
+            lo += u & 0xFFFF_FFFF;
         }
-        for &x in it.remainder() {
-            hi[0] += x >> 32;
-            lo[0] += (x as u64) & 0xFFFF_FFFF;
-        }
-        for k in 0..4 {
-            total += ((hi[k] as i128) << 32) + lo[k] as i128;
-        }
+        total += ((hi as i128) << 32) + lo as i128;
     }
     total
 }
 
-pub(crate) fn min_max_i64(xs: &[i64]) -> (i64, i64) {
-    let mut lo = [i64::MAX; 8];
-    let mut hi = [i64::MIN; 8];
-    let mut it = xs.chunks_exact(8);
-    for c in &mut it {
-        for k in 0..8 {
-            lo[k] = lo[k].min(c[k]);
-            hi[k] = hi[k].max(c[k]);
-        }
-    }
-    let mut l = *lo.iter().min().unwrap();
-    let mut h = *hi.iter().max().unwrap();
-    for &x in it.remainder() {
-        l = l.min(x);
-        h = h.max(x);
-    }
-    (l, h)
+dispatch!(
+    /// Exact sum of int64 values.
+    pub(crate) fn sum_i64(xs: &[i64]) -> i128 => sum_i64_body
+);
+
+#[inline(always)]
+fn min_max_i64_body(xs: &[i64]) -> (i64, i64) {
+    xs.iter().fold((i64::MAX, i64::MIN), |(l, h), &x| (l.min(x), h.max(x)))
 }
 
-pub(crate) fn m2_i64(xs: &[i64], mean: f64) -> f64 {
-    let mut acc = Compensated::default();
-    for b in xs.chunks(BLOCK) {
-        let mut s = 0.0;
-        for &x in b {
-            let d = x as f64 - mean;
-            s += d * d;
+dispatch!(pub(crate) fn min_max_i64(xs: &[i64]) -> (i64, i64) => min_max_i64_body);
+
+#[inline(always)]
+fn m2_i64_body(xs: &[i64], mean: f64) -> f64 {
+    let mut s = [0.0f64; LANES];
+    let mut c = [0.0f64; LANES];
+    let mut it = xs.chunks_exact(LANES);
+    for chunk in &mut it {
+        for k in 0..LANES {
+            let d = chunk[k] as f64 - mean;
+            let y = d * d - c[k];
+            let t = s[k] + y;
+            c[k] = (t - s[k]) - y;
+            s[k] = t;
         }
-        acc.add(s);
+    }
+    let mut acc = Compensated::default();
+    for k in 0..LANES {
+        acc.add(s[k]);
+        acc.comp -= c[k];
+    }
+    for &x in it.remainder() {
+        let d = x as f64 - mean;
+        acc.add(d * d);
     }
     acc.value()
 }
+
+dispatch!(pub(crate) fn m2_i64(xs: &[i64], mean: f64) -> f64 => m2_i64_body);

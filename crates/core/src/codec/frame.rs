@@ -99,6 +99,14 @@ impl FrameHeader {
     /// Verifies the payload against the checksum and decodes it. A raw payload
     /// is returned as is, without a copy.
     pub fn decode_payload(&self, payload: Vec<u8>) -> Result<Vec<u8>> {
+        self.verify(&payload)?;
+        if self.codec == Codec::None {
+            return Ok(payload);
+        }
+        self.decode_verified(&payload)
+    }
+
+    fn verify(&self, payload: &[u8]) -> Result<()> {
         if payload.len() as u64 != self.payload_len {
             return Err(Error::corrupt(format!(
                 "payload is {} bytes, header declares {}",
@@ -106,16 +114,15 @@ impl FrameHeader {
                 self.payload_len
             )));
         }
-        if Self::checksum_of(&self.prefix(), &payload) != self.checksum {
+        if Self::checksum_of(&self.prefix(), payload) != self.checksum {
             return Err(Error::corrupt("checksum mismatch"));
         }
-        if self.codec == Codec::None {
-            return Ok(payload);
-        }
+        Ok(())
+    }
+
+    fn decode_verified(&self, payload: &[u8]) -> Result<Vec<u8>> {
         let len = usize::try_from(self.decoded_len).map_err(|_| Error::corrupt("declared length does not fit in memory"))?;
-        let mut out = vec![0u8; len];
-        raw::decompress_into(self.codec, &payload, &mut out)?;
-        Ok(out)
+        raw::decompress_to_vec(self.codec, payload, len)
     }
 }
 
@@ -213,21 +220,10 @@ pub fn encode_if_smaller(data: &[u8], codec: Codec, level: Option<i32>) -> Resul
 pub fn decode(bytes: &[u8]) -> Result<Vec<u8>> {
     let header = FrameHeader::parse(bytes)?;
     let rest = &bytes[HEADER_LEN..];
-    if rest.len() as u64 != header.payload_len {
-        return Err(Error::corrupt(format!(
-            "frame holds {} payload bytes, header declares {}",
-            rest.len(),
-            header.payload_len
-        )));
-    }
     // Verify before copying so a corrupt raw frame costs no allocation.
-    if FrameHeader::checksum_of(&header.prefix(), rest) != header.checksum {
-        return Err(Error::corrupt("checksum mismatch"));
-    }
+    header.verify(rest)?;
     if header.codec == Codec::None {
         return Ok(rest.to_vec());
     }
-    let mut out = vec![0u8; header.decoded_len as usize];
-    raw::decompress_into(header.codec, rest, &mut out)?;
-    Ok(out)
+    header.decode_verified(rest)
 }

@@ -15,8 +15,10 @@ pub(crate) fn max_compressed_len(codec: Codec, len: usize) -> usize {
         Codec::Lz4 => lz4_flex::block::get_maximum_output_size(len),
         Codec::Zstd => zstd::zstd_safe::compress_bound(len),
         Codec::Snappy => snap::raw::max_compress_len(len),
-        // zlib's compressBound() plus room for the stream header.
-        Codec::Zlib => len + (len >> 12) + (len >> 14) + (len >> 25) + 64,
+        // zlib-rs's compressBound(): its level-1 "quick" strategy writes
+        // static-Huffman blocks that can grow random input by 1/8, far more
+        // than classic zlib's bound allows.
+        Codec::Zlib => len + ((len + 7) >> 3) + 64,
     }
 }
 
@@ -41,6 +43,119 @@ pub(crate) fn compress_into(codec: Codec, level: i32, input: &[u8], out: &mut [u
                 Ok(status) => Err(codec_err(codec, format!("stream did not end ({status:?})"))),
                 Err(e) => Err(codec_err(codec, e)),
             }
+        }
+    }
+}
+
+/// Output bytes allocated up front per payload byte. A frame declaring more
+/// is believed only as far as its stream really decodes, so a forged length
+/// costs no more memory than the data it actually holds.
+const EAGER_RATIO: usize = 32;
+const EAGER_MIN: usize = 1 << 20;
+
+/// Decompresses `input`, which the frame says decodes to `decoded_len` bytes.
+pub(crate) fn decompress_to_vec(codec: Codec, input: &[u8], decoded_len: usize) -> Result<Vec<u8>> {
+    if codec == Codec::Snappy {
+        // Snappy states its length up front: check it before allocating.
+        let n = snap::raw::decompress_len(input).map_err(|e| Error::corrupt(format!("snappy: {e}")))?;
+        if n != decoded_len {
+            return Err(Error::corrupt(format!("snappy stream holds {n} bytes, frame declared {decoded_len}")));
+        }
+    }
+    let eager = decoded_len.min(input.len().saturating_mul(EAGER_RATIO).max(EAGER_MIN));
+    if eager == decoded_len {
+        let mut out = vec![0u8; decoded_len];
+        decompress_into(codec, input, &mut out)?;
+        return Ok(out);
+    }
+    match codec {
+        Codec::Zstd => zstd_growing(input, decoded_len, eager),
+        Codec::Zlib => zlib_growing(input, decoded_len, eager),
+        Codec::Lz4 => {
+            // An lz4 block cannot be resumed, so it is decoded once into the
+            // eager buffer; only a stream that really overflows it earns the
+            // full allocation (then at most 8x what it has proved to hold).
+            let mut out = vec![0u8; eager];
+            match lz4_flex::block::decompress_into(input, &mut out) {
+                Ok(n) => Err(Error::corrupt(format!("decoded {n} bytes, frame declared {decoded_len}"))),
+                Err(lz4_flex::block::DecompressError::OutputTooSmall { .. }) => {
+                    drop(out);
+                    let mut out = vec![0u8; decoded_len];
+                    decompress_into(codec, input, &mut out)?;
+                    Ok(out)
+                }
+                Err(e) => Err(Error::corrupt(format!("lz4: {e}"))),
+            }
+        }
+        // Snappy expands at most 64/3-fold, well inside the eager ratio.
+        Codec::Snappy => Err(Error::corrupt(format!("{decoded_len} bytes is impossible for {} bytes of snappy", input.len()))),
+        Codec::None => Err(Error::corrupt("raw payload length differs from the declared length")),
+    }
+}
+
+/// Doubles `out` towards `limit` once the decoder has filled it.
+fn grow(out: &mut Vec<u8>, limit: usize) {
+    let next = out.len().saturating_mul(2).min(limit);
+    out.resize(next, 0);
+}
+
+fn zstd_growing(input: &[u8], decoded_len: usize, eager: usize) -> Result<Vec<u8>> {
+    use zstd::zstd_safe::{get_error_name, DCtx, InBuffer, OutBuffer};
+    let corrupt = |code| Error::corrupt(format!("zstd: {}", get_error_name(code)));
+    let mut dctx = DCtx::try_create().ok_or_else(|| codec_err(Codec::Zstd, "cannot allocate a decoder"))?;
+    let mut out = vec![0u8; eager];
+    let mut src = InBuffer::around(input);
+    let mut pos = 0;
+    loop {
+        let (in_before, out_before) = (src.pos(), pos);
+        let mut dst = OutBuffer::around_pos(&mut out[..], pos);
+        let hint = dctx.decompress_stream(&mut dst, &mut src).map_err(corrupt)?;
+        pos = dst.pos();
+        if hint == 0 {
+            break;
+        }
+        if pos == out.len() && out.len() < decoded_len {
+            grow(&mut out, decoded_len);
+        } else if src.pos() == in_before && pos == out_before {
+            return Err(Error::corrupt(if pos == decoded_len {
+                "zstd stream is longer than declared"
+            } else {
+                "zstd stream is truncated"
+            }));
+        }
+    }
+    if src.pos() != input.len() {
+        return Err(Error::corrupt("bytes after the end of the zstd stream"));
+    }
+    if pos != decoded_len {
+        return Err(Error::corrupt(format!("decoded {pos} bytes, frame declared {decoded_len}")));
+    }
+    Ok(out)
+}
+
+fn zlib_growing(input: &[u8], decoded_len: usize, eager: usize) -> Result<Vec<u8>> {
+    use flate2::{Decompress, FlushDecompress, Status};
+    let mut z = Decompress::new(true);
+    let mut out = vec![0u8; eager];
+    loop {
+        let (in_before, out_before) = (z.total_in() as usize, z.total_out() as usize);
+        let status = z
+            .decompress(&input[in_before..], &mut out[out_before..], FlushDecompress::None)
+            .map_err(|e| Error::corrupt(format!("zlib: {e}")))?;
+        let (in_now, out_now) = (z.total_in() as usize, z.total_out() as usize);
+        if status == Status::StreamEnd {
+            if in_now != input.len() {
+                return Err(Error::corrupt("bytes after the end of the zlib stream"));
+            }
+            if out_now != decoded_len {
+                return Err(Error::corrupt(format!("decoded {out_now} bytes, frame declared {decoded_len}")));
+            }
+            return Ok(out);
+        }
+        if out_now == out.len() && out.len() < decoded_len {
+            grow(&mut out, decoded_len);
+        } else if in_now == in_before && out_now == out_before {
+            return Err(Error::corrupt("zlib stream is truncated or longer than declared"));
         }
     }
 }
