@@ -178,7 +178,11 @@ impl SpillBuffer {
                     s.m.unspill_bytes_read += data.len() as u64;
                     s.m.unspill_seconds += secs;
                     let data = Arc::new(data);
-                    if promote && current == Some((version, true)) {
+                    // A chunk larger than the target could not stay in memory:
+                    // promoting it would push every other chunk out and then
+                    // write it to disk again.
+                    let fits = s.entries.get(key).is_some_and(|e| e.len <= s.target_bytes);
+                    if promote && fits && current == Some((version, true)) {
                         let e = s.entries.get_mut(key).unwrap();
                         let Slot::Disk { disk_len } = e.slot else { unreachable!() };
                         e.slot = Slot::Memory(data.clone());
