@@ -21,6 +21,8 @@ const spillway = require('../..')
 const ROOT = path.resolve(__dirname, '..', '..')
 const JSON_OUT = process.argv.includes('--json')
 const QUICK = process.argv.includes('--quick')
+// --only=codecs,compute,spill runs a subset (for iterating on one part).
+const ONLY = (process.argv.find((a) => a.startsWith('--only=')) || '--only=codecs,compute,spill').slice(7).split(',')
 const log = JSON_OUT ? (...a) => console.error(...a) : (...a) => console.log(...a)
 
 const N = 4_000_000 // values per buffer: 32 MB of float64 or int64
@@ -270,14 +272,16 @@ async function main() {
   const floats = await spillway.generateChunk({ kind: 'random', seed: 1, chunkId: 0, len: N })
   const ints = await spillway.generateChunk({ kind: 'randint', seed: 1, chunkId: 0, len: N, low: 0, high: 10 })
   log('codecs on 32 MB buffers...')
-  const codecs = await benchCodecs([
-    ['float64', floats],
-    ['int64', ints],
-  ])
+  const codecs = ONLY.includes('codecs')
+    ? await benchCodecs([
+        ['float64', floats],
+        ['int64', ints],
+      ])
+    : []
   log('generation and sums against numpy...')
-  const compute = await benchCompute(floats, ints)
+  const compute = ONLY.includes('compute') ? await benchCompute(floats, ints) : { rows: [] }
   log('SpillBuffer spill + unspill against node:fs...')
-  const spill = await benchSpill()
+  const spill = ONLY.includes('spill') ? await benchSpill() : undefined
 
   const targets = []
   for (const r of codecs) {
@@ -286,7 +290,7 @@ async function main() {
     targets.push({ what: `${r.codec} decompress ${r.data} vs ${r.best.decompress}`, ratio: r.best.decompressRatio, target: 1.0 })
   }
   for (const r of compute.rows) targets.push({ what: r.what, ratio: r.ratio, target: r.target })
-  targets.push({ what: 'SpillBuffer spill+unspill vs node:fs write+read', ratio: spill.ratio, target: spill.target })
+  if (spill) targets.push({ what: 'SpillBuffer spill+unspill vs node:fs write+read', ratio: spill.ratio, target: spill.target })
   for (const t of targets) t.met = t.ratio === undefined ? undefined : t.ratio >= t.target
 
   const result = {
@@ -339,8 +343,8 @@ async function main() {
       compute.rows.map((r) => [r.what, fmt(r.spillwayMs, 2), fmt(r.numpyMs, 2), fmt(r.ratio, 2)]),
     ),
   )
-  console.log(`\n### SpillBuffer (${spill.chunks} × 4 MiB incompressible, all forced to disk, in ${spill.dir})\n`)
-  console.log(
+  if (spill) console.log(`\n### SpillBuffer (${spill.chunks} × 4 MiB incompressible, all forced to disk, in ${spill.dir})\n`)
+  if (spill) console.log(
     table(
       ['', 'write MB/s', 'read MB/s', 'write+read MB/s'],
       [

@@ -46,7 +46,7 @@ impl Generator {
 
 fn alloc(len: usize) -> Result<Vec<u8>> {
     len.checked_mul(8)
-        .map(|n| vec![0u8; n])
+        .map(super::simd::output_buffer)
         .ok_or_else(|| Error::invalid("len", format!("{len} elements overflow the address space")))
 }
 

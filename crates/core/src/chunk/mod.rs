@@ -1,7 +1,7 @@
 //! Chunks: reproducible generation and associative reductions.
 
 mod generate;
-mod simd;
+pub(crate) mod simd;
 mod reduce;
 mod sum;
 
