@@ -32,8 +32,8 @@ const MB = 1e6
 
 /** Median seconds of `fn` (sync or async) after a warm-up, repeating until
  *  `minReps` runs and about `budget` seconds, at most `maxReps` runs. */
-async function median(fn, { minReps = QUICK ? 2 : 5, maxReps = QUICK ? 3 : 9, budget = QUICK ? 0.5 : 2 } = {}) {
-  await fn()
+async function median(fn, { warmup = 1, minReps = QUICK ? 2 : 5, maxReps = QUICK ? 3 : 9, budget = QUICK ? 0.5 : 2 } = {}) {
+  for (let i = 0; i < warmup; i++) await fn()
   const times = []
   const start = process.hrtime.bigint()
   while (times.length < maxReps) {
@@ -159,17 +159,21 @@ function runNumpy() {
   delete env.OPENBLAS_CORETYPE
   delete env.OPENBLAS_L2_SIZE
   const py = path.join(ROOT, 'bench', '.venv', 'bin', 'python')
-  const out = execFileSync(py, [path.join(__dirname, 'numpy_bench.py'), String(N), QUICK ? '3' : '9'], { env, encoding: 'utf8' })
+  const out = execFileSync(py, [path.join(__dirname, 'numpy_bench.py'), String(N), QUICK ? '3' : '21'], { env, encoding: 'utf8' })
   return JSON.parse(out.trim().split('\n').pop())
 }
 
 async function benchCompute(floats, ints) {
   let id = 0
+  // Each generated chunk is a fresh 32 MB external buffer that V8's garbage
+  // collector frees some calls later, so single calls vary several-fold; a
+  // longer warm-up and more repetitions give a stable median.
+  const opts = QUICK ? {} : { warmup: 10, minReps: 21, maxReps: 31, budget: 1 }
   const s = {
-    random: await median(() => spillway.generateChunk({ kind: 'random', seed: 1, chunkId: id++, len: N })),
-    integers: await median(() => spillway.generateChunk({ kind: 'randint', seed: 1, chunkId: id++, len: N, low: 0, high: 10 })),
-    sum_float64: await median(() => spillway.reduceChunk(floats, 'float64', 'sum')),
-    sum_int64: await median(() => spillway.reduceChunk(ints, 'int64', 'sum')),
+    random: await median(() => spillway.generateChunk({ kind: 'random', seed: 1, chunkId: id++, len: N }), opts),
+    integers: await median(() => spillway.generateChunk({ kind: 'randint', seed: 1, chunkId: id++, len: N, low: 0, high: 10 }), opts),
+    sum_float64: await median(() => spillway.reduceChunk(floats, 'float64', 'sum'), opts),
+    sum_int64: await median(() => spillway.reduceChunk(ints, 'int64', 'sum'), opts),
   }
   const np = runNumpy()
   const rows = []
@@ -271,6 +275,11 @@ async function main() {
   log(`bench/core: node ${process.version}, ${os.cpus()[0].model}, ${os.cpus().length} cpus${QUICK ? ' (quick)' : ''}`)
   const floats = await spillway.generateChunk({ kind: 'random', seed: 1, chunkId: 0, len: N })
   const ints = await spillway.generateChunk({ kind: 'randint', seed: 1, chunkId: 0, len: N, low: 0, high: 10 })
+  // Generation first, while the heap is clean: numpy is timed in a fresh
+  // process, and the codec runs leave hundreds of MB of external buffers for
+  // the garbage collector to free during whatever is timed next.
+  log('generation and sums against numpy...')
+  const compute = ONLY.includes('compute') ? await benchCompute(floats, ints) : { rows: [] }
   log('codecs on 32 MB buffers...')
   const codecs = ONLY.includes('codecs')
     ? await benchCodecs([
@@ -278,8 +287,6 @@ async function main() {
         ['int64', ints],
       ])
     : []
-  log('generation and sums against numpy...')
-  const compute = ONLY.includes('compute') ? await benchCompute(floats, ints) : { rows: [] }
   log('SpillBuffer spill + unspill against node:fs...')
   const spill = ONLY.includes('spill') ? await benchSpill() : undefined
 
