@@ -9,21 +9,32 @@ export interface Grid {
   count: number
 }
 
-export function makeGrid(shape: unknown, chunks: unknown, what = 'array'): Grid {
+function normalChunks(shape: unknown, chunks: unknown): unknown {
+  const dims = Array.isArray(shape) ? shape.length : 0
+  if (typeof chunks === 'number') return new Array(dims).fill(chunks)
+  if (chunks === undefined && Array.isArray(shape)) return shape.slice()
+  return chunks
+}
+
+/** Every problem with a shape and chunks, for callers that report them together. */
+export function gridProblems(shape: unknown, chunks: unknown): ConfigProblem[] {
   const problems: ConfigProblem[] = []
   if (!Array.isArray(shape) || shape.length === 0 || !shape.every((n) => Number.isSafeInteger(n) && n > 0)) {
     problems.push({ field: 'shape', value: shape, allowed: 'a non-empty array of positive integers' })
   }
   const dims = Array.isArray(shape) ? shape.length : 0
-  let c: unknown = chunks
-  if (typeof c === 'number') c = new Array(dims).fill(c)
-  if (c === undefined && Array.isArray(shape)) c = shape.slice()
+  const c = normalChunks(shape, chunks)
   if (!Array.isArray(c) || c.length !== dims || !c.every((n) => Number.isSafeInteger(n) && n > 0)) {
     problems.push({ field: 'chunks', value: chunks, allowed: `a positive integer or an array of ${dims} positive integers` })
   }
+  return problems
+}
+
+export function makeGrid(shape: unknown, chunks: unknown, what = 'array', earlier: ConfigProblem[] = []): Grid {
+  const problems = [...earlier, ...gridProblems(shape, chunks)]
   if (problems.length) throw new ConfigError(problems, `${what} arguments`)
   const s = shape as number[]
-  const ch = (c as number[]).map((n, d) => Math.min(n, s[d]))
+  const ch = (normalChunks(shape, chunks) as number[]).map((n, d) => Math.min(n, s[d]))
   const numblocks = s.map((n, d) => Math.ceil(n / ch[d]))
   return { shape: s, chunks: ch, numblocks, count: numblocks.reduce((a, b) => a * b, 1) }
 }

@@ -1,7 +1,7 @@
 // The recipe's array constructors, after dask.array.random.
 
 import { randomInt } from 'node:crypto'
-import { ConfigError, type ConfigProblem } from '../errors'
+import type { ConfigProblem } from '../errors'
 import { ChunkedArray } from './array'
 import { makeGrid } from './grid'
 
@@ -24,8 +24,7 @@ function seedOf(seed: unknown, problems: ConfigProblem[]): number {
 function randomArray(shape: number[], options: RandomOptions = {}): ChunkedArray {
   const problems: ConfigProblem[] = []
   const seed = seedOf(options.seed, problems)
-  if (problems.length) throw new ConfigError(problems, 'random.random arguments')
-  return new ChunkedArray(makeGrid(shape, options.chunks, 'random.random'), { kind: 'random', seed })
+  return new ChunkedArray(makeGrid(shape, options.chunks, 'random.random', problems), { kind: 'random', seed })
 }
 
 /** Uniform int64 in [low, high), as numpy's randint. */
@@ -34,8 +33,7 @@ function randint(low: number, high: number, shape: number[], options: RandomOpti
   if (!Number.isSafeInteger(low)) problems.push({ field: 'low', value: low, allowed: 'a safe integer' })
   if (!Number.isSafeInteger(high) || !(high > low)) problems.push({ field: 'high', value: high, allowed: `a safe integer greater than low (${low})` })
   const seed = seedOf(options.seed, problems)
-  if (problems.length) throw new ConfigError(problems, 'random.randint arguments')
-  return new ChunkedArray(makeGrid(shape, options.chunks, 'random.randint'), { kind: 'randint', seed, low, high })
+  return new ChunkedArray(makeGrid(shape, options.chunks, 'random.randint', problems), { kind: 'randint', seed, low, high })
 }
 
 export const random = { random: randomArray, randint }

@@ -87,7 +87,9 @@ export class Nanny {
     const rpc = new WorkerRpc(address, transport, {
       heartbeat: (m: WorkerMetrics) => handle && this.scheduler.onHeartbeat(handle, m),
       log: (level, message) => this.opts.log?.(level, `${address}: ${message}`),
-      closed: () => {},
+      // The channel closes before 'exit' fires: mark the worker lost at once
+      // so nothing is sent to it in between.
+      closed: () => handle && this.scheduler.removeWorker(handle, 'its channel closed'),
     })
     handle = new WorkerHandle(address, name, this.opts.nthreads, this.opts.memoryLimit, rpc)
     handle.pid = child.pid ?? 0

@@ -215,8 +215,9 @@ export class Scheduler extends EventEmitter {
         if (res.partial) return res.partial
         throw new SpillwayError('ERR_SPILLWAY_LOST_KEY', `worker ${w.address} no longer holds ${key}`)
       } catch (err) {
-        if (err instanceof WorkerLostError || !w.alive) continue
-        throw err
+        if (!(err instanceof WorkerLostError || !w.alive)) throw err
+        // Yield to the event loop so the loss is processed before retrying.
+        await new Promise((r) => setTimeout(r, 10))
       }
     }
   }
