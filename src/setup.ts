@@ -5,6 +5,7 @@ import { Client } from './client'
 import { LocalCluster } from './cluster/local-cluster'
 import { thresholdProblems } from './cluster/memory-policy'
 import { SetupConfig, type SetupOptions } from './config'
+import { startDashboardFor } from './dashboard/setup-dashboard'
 import { ConfigError } from './errors'
 import { detectResources, type Resources } from './resources'
 import { computeMemorySpec, formatSummary, type MemorySpec } from './sizing'
@@ -69,6 +70,7 @@ export async function setupClient(options: SetupOptions | { config: SetupConfig 
     console.log(formatSummary(spec, { spillDir: spillDir.path, spillCompression: config.spillCompression, commCompression: config.commCompression }))
   }
   const client = new Client(cluster, { ownsCluster: true })
+  if (config.dashboard) await startDashboardFor(client, config)
   if (config.adaptiveMemory) {
     const tuned = await tuneMemoryThresholds(client)
     if (!config.silenceLogs) console.log(tuned.summary())

@@ -36,6 +36,7 @@ export class LocalCluster {
   readonly scheduler: Scheduler
   readonly nannies: Nanny[] = []
   #closing: Promise<void> | undefined
+  readonly #onClose: (() => Promise<void> | void)[] = []
 
   private constructor(readonly options: LocalClusterOptions) {
     this.scheduler = new Scheduler(options.thresholds)
@@ -81,9 +82,15 @@ export class LocalCluster {
     return [...this.scheduler.workers.keys()]
   }
 
+  /** Runs `fn` first when the cluster closes (the dashboard stops with it). */
+  onClose(fn: () => Promise<void> | void): void {
+    this.#onClose.push(fn)
+  }
+
   /** Stops every worker and removes the spill directory. Harmless twice. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
+      await Promise.allSettled(this.#onClose.map(async (fn) => fn()))
       this.scheduler.close()
       await Promise.all(this.nannies.map((n) => n.close()))
       live.delete(this)

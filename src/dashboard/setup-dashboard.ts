@@ -1,0 +1,35 @@
+// setupClient's part of the dashboard: start it as the config asks, print
+// where it is, and tie its life to the cluster's.
+
+import type { Client } from '../client'
+import type { SetupConfig } from '../config'
+import { ConfigError, SpillwayError } from '../errors'
+import { dashboardBanner, startDashboard, type Dashboard } from './server'
+
+type DashboardConfig = Pick<SetupConfig, 'dashboardPort' | 'dashboardAddress' | 'silenceLogs'>
+
+export async function startDashboardFor(client: Client, config: DashboardConfig): Promise<Dashboard> {
+  const address = config.dashboardAddress
+  let dashboard: Dashboard
+  try {
+    try {
+      dashboard = await startDashboard(client, { port: config.dashboardPort, address })
+    } catch (e) {
+      // As Dask does: a taken port is not worth failing the cluster for.
+      if (!(e instanceof SpillwayError && e.details.errno === 'EADDRINUSE' && config.dashboardPort !== 0)) throw e
+      if (!config.silenceLogs) console.error(`[spillway] warn: dashboard port ${config.dashboardPort} is in use; using a free port instead`)
+      dashboard = await startDashboard(client, { port: 0, address })
+    }
+  } catch (e) {
+    await client.cluster.close()
+    const errno = e instanceof SpillwayError ? e.details.errno : undefined
+    throw new ConfigError(
+      [{ field: 'dashboardAddress', value: address, allowed: `an address of this machine to listen on (listening failed: ${errno ?? (e as Error).message}); or dashboard: false` }],
+      'dashboard',
+    )
+  }
+  client.cluster.onClose(() => dashboard.close())
+  client.dashboardLink = dashboard.url
+  if (!config.silenceLogs) console.log(dashboardBanner(dashboard.url, dashboard.port, address))
+  return dashboard
+}
