@@ -4,7 +4,9 @@ import { connect } from 'node:net'
 import { networkInterfaces } from 'node:os'
 import {
   clusterReport,
+  clusterView,
   dashboardBanner,
+  renderMetrics,
   RingBuffer,
   schedulerWorkers,
   startDashboard,
@@ -300,4 +302,35 @@ test('the banner prints the URL and a tunnel that reaches the bound address', (t
   )
   const all = dashboardBanner('http://node17:4321/', 4321, '0.0.0.0', 'node17')
   t.regex(all, /ssh -N -L 8787:node17:4321 <login node>\n {2}then open http:\/\/localhost:8787$/)
+})
+
+test('a killed worker shows as restarting, then as its new incarnation', async (t) => {
+  const s = await dashboardCluster()
+  t.teardown(() => s.cluster.close())
+  const victim = s.cluster.nannies[0].worker!
+  // Read the view the moment the scheduler drops the worker: the nanny has
+  // not started the replacement yet, so this is not a race.
+  const atRemoval = new Promise<ClusterView>((resolve) => {
+    s.client.scheduler.once('worker-removed', () => resolve(clusterView(s.client, 'test')))
+  })
+  process.kill(victim.pid, 'SIGKILL')
+  const during = await atRemoval
+  const row = during.workers.find((r) => r.slot === 0)!
+  t.is(row.status, 'restarting')
+  t.is(row.address, null)
+  t.is(row.inMemoryBytes, 0)
+  t.is(during.workers.find((r) => r.slot === 1)!.status, 'running')
+  t.false(renderMetrics(during).includes(victim.address), 'a dead worker leaves /metrics')
+
+  let view = during
+  for (let i = 0; i < 300 && view.workers[0].status !== 'running'; i++) {
+    await new Promise((r) => setTimeout(r, 100))
+    view = JSON.parse((await http(url(s, '/api/workers'))).body) as ClusterView
+  }
+  t.is(view.workers[0].status, 'running', 'the nanny restarted the worker')
+  t.not(view.workers[0].address, victim.address)
+  t.is(view.workers[0].restarts, 1)
+  const prom = parseProm((await http(url(s, '/metrics'))).body)
+  t.is(promValue(prom, 'spillway_nanny_restarts_total', { slot: '0' }), 1)
+  t.is(promValue(prom, 'spillway_lost_workers_total'), 1)
 })

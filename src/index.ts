@@ -41,3 +41,5 @@ export type { WorkerMetrics, Thresholds, WorkerStatus } from './cluster/protocol
 export { startDashboard, dashboardBanner, type Dashboard, type DashboardOptions } from './dashboard/server'
 export { TimelineSampler, RingBuffer, type TimelineSample, type TimelineJSON, type WorkerSample } from './dashboard/timeline'
 export type { ClusterView, WorkerRow, TaskView, TaskGroup } from './dashboard/state'
+export { clusterView } from './dashboard/state'
+export { renderMetrics, PROMETHEUS_CONTENT_TYPE } from './dashboard/metrics'
