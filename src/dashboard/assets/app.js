@@ -221,7 +221,11 @@
           { label: 'Spilled to disk', stroke: '#ff7f0e', width: 2, value: gib },
           { label: 'Memory limit (all workers)', stroke: '#9ca3af', width: 1, dash: [6, 4], value: gib },
         ],
-        axes: [{}, { label: 'GiB', values: (u, vals) => vals.map((v) => v.toFixed(2)) }],
+        axes: [
+          // Whole seconds and up: sub-second ticks only add noise at a 500 ms sampling.
+          { incrs: [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600], values: (u, vals) => vals.map((v) => new Date(v * 1000).toLocaleTimeString()) },
+          { label: 'GiB', values: (u, vals) => vals.map((v) => v.toFixed(2)) },
+        ],
       },
       data,
       $('chart'),
