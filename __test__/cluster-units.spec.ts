@@ -33,3 +33,13 @@ test('arrays: chunk grid, keys and task sizes; bad shapes name the field', (t) =
   const err = t.throws(() => random.randint(5, 1, [0, -1], { chunks: 'x' as any }))
   for (const f of ['high', 'shape', 'chunks']) t.regex(err!.message, new RegExp(`${f}:`))
 })
+
+test('recommendChunks keeps chunks within the per-worker budget and the shape', async (t) => {
+  const { recommendChunks } = await import('spillway')
+  t.deepEqual(recommendChunks([20_000, 20_000]), [4096, 4096])
+  const c = recommendChunks([20_000, 20_000], { memoryLimit: 2 ** 30 })
+  t.true(c[0] * c[1] * 8 <= (2 ** 30 * 0.75) / 8, `${c}`)
+  t.deepEqual(recommendChunks([10, 1_000_000_000]), [10, 1677721])
+  t.deepEqual(recommendChunks([100]), [100])
+  t.throws(() => recommendChunks([0]), { code: 'ERR_SPILLWAY_INVALID_CONFIG' })
+})
