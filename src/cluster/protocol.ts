@@ -43,6 +43,7 @@ export type Request =
   | { op: 'start'; config: WorkerStart }
   | { op: 'run'; key: string; task: TaskFn }
   | { op: 'reduce'; key: string; dtype: string; reduceOp: string }
+  | { op: 'reduce-many'; keys: string[]; dtype: string; reduceOp: string }
   | { op: 'release'; keys: string[] }
   | { op: 'set-thresholds'; thresholds: Partial_<Thresholds> }
   | { op: 'metrics' }
@@ -52,7 +53,13 @@ type Partial_<T> = { [K in keyof T]?: T[K] }
 
 export interface RunResult {
   nbytes: number
-  metrics: WorkerMetrics
+  /** Sent at most every few tens of ms: heartbeats carry the rest. */
+  metrics?: WorkerMetrics
+}
+
+export interface ReduceManyResult {
+  /** One per key, null where the key is not held. */
+  partials: (Partial | null)[]
 }
 
 export interface ReduceResult {

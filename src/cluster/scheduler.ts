@@ -5,13 +5,16 @@
 import { EventEmitter } from 'node:events'
 import { KilledWorkerError, SpillwayError } from '../errors'
 import type { Partial } from '../spill-buffer'
-import type { ReduceResult, RunResult, TaskFn, Thresholds, WorkerMetrics } from './protocol'
+import type { ReduceManyResult, RunResult, TaskFn, Thresholds, WorkerMetrics } from './protocol'
 import { WorkerLostError } from './rpc'
 import { TaskRecord } from './task-record'
 import type { WorkerHandle } from './worker-handle'
 
 /** A task killing this many workers fails with KilledWorkerError (Dask's allowed-failures + 1). */
 export const ALLOWED_KILLS = 3
+
+/** Keys per reduce request: tiny chunks then cost one round trip per batch. */
+const REDUCE_BATCH = 64
 
 export interface TaskSubmission {
   key: string
@@ -170,7 +173,7 @@ export class Scheduler extends EventEmitter {
           t.nbytes = res.nbytes
           w.held.add(t)
           w.heldBytes += res.nbytes
-          this.onHeartbeat(w, res.metrics)
+          if (res.metrics) this.onHeartbeat(w, res.metrics)
           t.settle()
         },
         (err) => {
@@ -190,36 +193,58 @@ export class Scheduler extends EventEmitter {
   }
 
   /** Reduces each key where it lives, recomputing chunks of lost workers. */
-  /** `releaseEach` frees each chunk once reduced (for arrays never persisted). */
+  /**
+   * Reduces each key where it lives, in batches per worker, recomputing the
+   * chunks of lost workers. `releaseEach` frees chunks once reduced (for
+   * arrays never persisted).
+   */
   async reduce(keys: string[], dtype: string, op: string, concurrency = 8, releaseEach = false): Promise<Partial[]> {
     const out: Partial[] = new Array(keys.length)
-    let next = 0
-    const lane = async () => {
-      while (next < keys.length) {
-        const i = next++
-        out[i] = await this.#reduceOne(keys[i], dtype, op)
-        if (releaseEach) this.release([keys[i]])
+    const records = keys.map((k) => this.#record(k))
+    let remaining = records.map((_, i) => i)
+    while (remaining.length) {
+      const byWorker = new Map<WorkerHandle, number[]>()
+      for (const i of remaining) {
+        const t = records[i]
+        if (t.state === 'erred') throw t.error
+        if (t.state !== 'memory' || !t.worker?.alive) continue
+        const list = byWorker.get(t.worker) ?? byWorker.set(t.worker, []).get(t.worker)!
+        list.push(i)
       }
+      if (byWorker.size === 0) {
+        // Nothing reducible yet: wait for the next chunk to land.
+        await Promise.race(remaining.map((i) => records[i].whenInMemory()))
+        continue
+      }
+      const batches: Array<[WorkerHandle, number[]]> = []
+      for (const [w, idx] of byWorker) {
+        for (let j = 0; j < idx.length; j += REDUCE_BATCH) batches.push([w, idx.slice(j, j + REDUCE_BATCH)])
+      }
+      const done = new Set<number>()
+      let next = 0
+      const lane = async () => {
+        while (next < batches.length) {
+          const [w, idx] = batches[next++]
+          try {
+            const res = await w.rpc.request<ReduceManyResult>({ op: 'reduce-many', keys: idx.map((i) => keys[i]), dtype, reduceOp: op })
+            res.partials.forEach((p, j) => {
+              if (!p) return
+              out[idx[j]] = p
+              done.add(idx[j])
+            })
+            if (releaseEach) this.release(idx.filter((i) => done.has(i)).map((i) => keys[i]))
+          } catch (err) {
+            if (!(err instanceof WorkerLostError || !w.alive)) throw err
+          }
+        }
+      }
+      await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, lane))
+      const before = remaining.length
+      remaining = remaining.filter((i) => !done.has(i))
+      // Yield so a lost worker is processed before the next round.
+      if (remaining.length === before) await new Promise((r) => setTimeout(r, 10))
     }
-    await Promise.all(Array.from({ length: Math.min(concurrency, keys.length) }, lane))
     return out
-  }
-
-  async #reduceOne(key: string, dtype: string, op: string): Promise<Partial> {
-    const t = this.#record(key)
-    for (;;) {
-      await t.whenInMemory()
-      const w = t.worker!
-      try {
-        const res = await w.rpc.request<ReduceResult>({ op: 'reduce', key, dtype, reduceOp: op })
-        if (res.partial) return res.partial
-        throw new SpillwayError('ERR_SPILLWAY_LOST_KEY', `worker ${w.address} no longer holds ${key}`)
-      } catch (err) {
-        if (!(err instanceof WorkerLostError || !w.alive)) throw err
-        // Yield to the event loop so the loss is processed before retrying.
-        await new Promise((r) => setTimeout(r, 10))
-      }
-    }
   }
 
   /** Forgets keys and frees them on their workers. */

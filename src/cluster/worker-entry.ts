@@ -17,6 +17,51 @@ let status: WorkerStatus = 'running'
 let evicting = false
 const counts = { executing: 0, done: 0, failed: 0 }
 const timers: NodeJS.Timeout[] = []
+// Tasks sent ahead wait here; at most nthreads run, and none start while paused.
+const ready: Array<() => void> = []
+let running = 0
+let lastMetricsAt = 0
+
+function slot(): Promise<void> {
+  if (running < config!.nthreads && status === 'running' && ready.length === 0) {
+    running++
+    return Promise.resolve()
+  }
+  return new Promise((resolve) => ready.push(resolve))
+}
+
+function freeSlot() {
+  running--
+  startReady()
+}
+
+function startReady() {
+  while (ready.length && running < config!.nthreads && status === 'running') {
+    running++
+    ready.shift()!()
+  }
+}
+
+/** Results carry metrics now and then; heartbeats carry the rest. */
+function maybeMetrics(): WorkerMetrics | undefined {
+  const now = Date.now()
+  if (now - lastMetricsAt < 50) return undefined
+  lastMetricsAt = now
+  return metrics()
+}
+
+async function mapLimited<T, R>(items: T[], limit: number, fn: (x: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length)
+  let next = 0
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++
+      out[i] = await fn(items[i])
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane))
+  return out
+}
 
 transport.onClose(() => process.exit(0))
 
@@ -43,6 +88,7 @@ function watchMemory() {
   if (action.status !== status && status !== 'closing') {
     status = action.status
     heartbeat()
+    startReady()
   }
   if (action.evictTo !== undefined && !evicting) {
     evicting = true
@@ -75,20 +121,26 @@ async function handle(req: Request): Promise<unknown> {
   if (!buffer) throw new Error(`worker got ${req.op} before start`)
   switch (req.op) {
     case 'run': {
+      await slot()
       counts.executing++
       try {
         const nbytes = await RUNNERS[req.task.fn](buffer, req.key, req.task)
         counts.done++
-        return { nbytes, metrics: metrics() }
+        return { nbytes, metrics: maybeMetrics() }
       } catch (e) {
         counts.failed++
         throw e
       } finally {
         counts.executing--
+        freeSlot()
       }
     }
     case 'reduce':
       return { partial: await buffer.reduce(req.key, req.dtype, req.reduceOp) }
+    case 'reduce-many': {
+      const b = buffer
+      return { partials: await mapLimited(req.keys, config!.nthreads + 1, (k) => b.reduce(k, req.dtype, req.reduceOp)) }
+    }
     case 'release':
       for (const k of req.keys) buffer.delete(k)
       return { metrics: metrics() }

@@ -5,6 +5,9 @@ import type { WorkerMetrics, WorkerStatus } from './protocol'
 import type { WorkerRpc } from './rpc'
 import type { TaskRecord } from './task-record'
 
+/** Tasks sent ahead per worker thread. */
+export const PREFETCH = 4
+
 export class WorkerHandle {
   readonly processing = new Set<TaskRecord>()
   readonly held = new Set<TaskRecord>()
@@ -27,9 +30,13 @@ export class WorkerHandle {
     return this.metrics?.status ?? 'running'
   }
 
-  /** Free to take another task: alive, not paused, a thread available. */
+  /**
+   * Free to take another task: alive, not paused, and fewer than
+   * PREFETCH tasks per thread sent ahead (the worker queues them, so tiny
+   * tasks do not each wait a round trip).
+   */
   get available(): boolean {
-    return this.alive && this.status === 'running' && this.inflight < this.nthreads
+    return this.alive && this.status === 'running' && this.inflight < this.nthreads * PREFETCH
   }
 
   /** Bytes this worker holds or will hold once its running tasks finish. */
