@@ -3,6 +3,7 @@
 // as soon as its parent goes away, so a crashed scheduler leaves no workers.
 
 import { join } from 'node:path'
+import { native } from '../native'
 import { SpillBuffer } from '../spill-buffer'
 import { memoryAction } from './memory-policy'
 import type { Request, SchedulerToWorker, Thresholds, WorkerMetrics, WorkerStart, WorkerStatus, WorkerToScheduler } from './protocol'
@@ -91,6 +92,8 @@ function watchMemory() {
     startReady()
   }
   if (action.evictTo !== undefined && !evicting) {
+    // Idle reusable buffers are the cheapest memory to give back.
+    native.releasePooledMemory()
     evicting = true
     buffer
       .evictUntil(action.evictTo)

@@ -2,7 +2,7 @@ use std::sync::Arc;
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use spillway_core::chunk::{self, ChunkSpec, Dtype, Op, Partial};
+use spillway_core::chunk::{ChunkSpec, Dtype, Op, Partial};
 use spillway_core::codec::Codec;
 use spillway_core::spill::{SpillBuffer, SpillConfig, SpillMetrics};
 
@@ -104,10 +104,7 @@ impl Task for SpillTask {
                 let n = d.len() as u64;
                 b.set(&key, d).map(|_| Outcome::Count(n))
             }),
-            Job::Reduce(key, dtype, op) => b.peek(&key).and_then(|d| match d {
-                Some(d) => chunk::partial(&d, dtype, op).map(|p| Outcome::Partial(Some(p))),
-                None => Ok(Outcome::Partial(None)),
-            }),
+            Job::Reduce(key, dtype, op) => b.reduce(&key, dtype, op).map(Outcome::Partial),
             Job::Close => {
                 b.close();
                 Ok(Outcome::Nothing)
@@ -218,4 +215,11 @@ impl NativeSpillBuffer {
     pub fn close(&self) -> AsyncTask<SpillTask> {
         self.task(Job::Close)
     }
+}
+
+/// Drops the idle chunk buffers kept for reuse; returns the bytes freed.
+/// Workers call it first when process memory passes the spill threshold.
+#[napi]
+pub fn release_pooled_memory() -> f64 {
+    spillway_core::pool::clear() as f64
 }

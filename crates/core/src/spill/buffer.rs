@@ -205,6 +205,15 @@ impl SpillBuffer {
         Err(Error::invalid("key", format!("{key:?} kept changing while being read")))
     }
 
+    /// The partial of a held chunk, reduced where it lies: a spilled chunk is
+    /// read without coming back into memory, and its buffer is reused.
+    pub fn reduce(&self, key: &str, dtype: crate::chunk::Dtype, op: crate::chunk::Op) -> Result<Option<crate::chunk::Partial>> {
+        let Some(data) = self.peek(key)? else { return Ok(None) };
+        let p = crate::chunk::partial(&data, dtype, op)?;
+        crate::pool::recycle(data);
+        Ok(Some(p))
+    }
+
     pub fn has(&self, key: &str) -> bool {
         self.lock().entries.contains_key(key)
     }
@@ -218,9 +227,10 @@ impl SpillBuffer {
     fn remove_locked(&self, s: &mut State, key: &str) -> bool {
         let Some(e) = s.entries.remove(key) else { return false };
         match e.slot {
-            Slot::Memory(_) => {
+            Slot::Memory(d) => {
                 s.lru.remove(key);
                 s.memory_bytes -= e.len;
+                crate::pool::recycle(d);
             }
             // The writer finds the entry gone and removes its own file.
             Slot::Writing(_) => {
@@ -275,12 +285,14 @@ impl SpillBuffer {
             match (outcome, live) {
                 (Ok((disk_len, secs)), true) => {
                     let e = s.entries.get_mut(&key).unwrap();
-                    e.slot = Slot::Disk { disk_len };
+                    drop(std::mem::replace(&mut e.slot, Slot::Disk { disk_len }));
                     let len = e.len;
                     s.memory_bytes -= len;
                     s.writing_bytes -= len;
                     record_spill(&mut s.m, len, disk_len, secs);
                     spilled += 1;
+                    drop(s);
+                    crate::pool::recycle(data);
                 }
                 (Ok(_), false) => self.disk.remove(&key, version),
                 (Err(err), true) => {

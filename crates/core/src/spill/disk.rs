@@ -88,7 +88,8 @@ impl DiskStore {
                 HEADER_LEN as u64 + header.payload_len
             )));
         }
-        let mut payload = vec![0u8; header.payload_len as usize];
+        // read_exact fills every byte, so a pooled buffer's stale contents never show.
+        let mut payload = crate::pool::take(header.payload_len as usize, |n| vec![0u8; n]);
         f.read_exact(&mut payload).map_err(|e| Error::io("read spill file", &path, e))?;
         header.decode_payload(payload)
     }

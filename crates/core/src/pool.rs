@@ -1,0 +1,90 @@
+//! A small per-process pool of chunk-sized buffers. A worker under memory
+//! pressure frees one chunk (spilled) for every chunk it makes; handing the
+//! freed buffer to the next chunk skips the kernel's page faults on fresh
+//! memory, which cost more than generating or reading the chunk itself.
+//! The pool holds at most a few buffers, and `clear` drops them at once when
+//! process memory runs high.
+
+use std::sync::{Arc, Mutex};
+
+/// Buffers below this size are left to the allocator.
+const MIN_POOLED: usize = 1 << 20;
+/// At most this many idle buffers, and this many bytes, are kept.
+const MAX_BUFFERS: usize = 2;
+const MAX_BYTES: usize = 128 << 20;
+
+static POOL: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+
+fn pool() -> std::sync::MutexGuard<'static, Vec<Vec<u8>>> {
+    POOL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A buffer of exactly `len` bytes whose contents are unspecified (stale
+/// data from an earlier chunk, or zeros): callers overwrite every byte.
+pub fn take(len: usize, fresh: impl FnOnce(usize) -> Vec<u8>) -> Vec<u8> {
+    if len >= MIN_POOLED {
+        let mut p = pool();
+        if let Some(i) = p.iter().position(|v| v.len() == len) {
+            return p.swap_remove(i);
+        }
+    }
+    fresh(len)
+}
+
+/// Returns a buffer for reuse (or drops it when the pool is full).
+pub fn give(v: Vec<u8>) {
+    if v.len() < MIN_POOLED || v.len() > MAX_BYTES {
+        return;
+    }
+    let mut p = pool();
+    let held: usize = p.iter().map(|b| b.len()).sum();
+    if p.len() < MAX_BUFFERS && held + v.len() <= MAX_BYTES {
+        p.push(v);
+    }
+}
+
+/// Gives the buffer back if nobody else holds it.
+pub fn recycle(data: Arc<Vec<u8>>) {
+    if let Ok(v) = Arc::try_unwrap(data) {
+        give(v);
+    }
+}
+
+/// Drops every idle buffer, returning their memory to the OS.
+pub fn clear() -> usize {
+    let mut p = pool();
+    let n = p.iter().map(|b| b.len()).sum();
+    p.clear();
+    n
+}
+
+/// Bytes held idle in the pool.
+pub fn idle_bytes() -> usize {
+    pool().iter().map(|b| b.len()).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reuses_buffers_of_the_same_size_and_bounds_what_it_keeps() {
+        clear();
+        let a = vec![7u8; 2 << 20];
+        let ptr = a.as_ptr();
+        give(a);
+        let b = take(2 << 20, |n| vec![0; n]);
+        assert_eq!(b.as_ptr(), ptr, "the pooled buffer is handed out again");
+        assert_eq!(b.len(), 2 << 20);
+        let c = take(3 << 20, |n| vec![0; n]);
+        assert_eq!(c.len(), 3 << 20);
+        give(vec![0; 100]);
+        assert_eq!(idle_bytes(), 0, "small buffers are not pooled");
+        for _ in 0..5 {
+            give(vec![0; 2 << 20]);
+        }
+        assert_eq!(idle_bytes(), MAX_BUFFERS * (2 << 20));
+        assert_eq!(clear(), MAX_BUFFERS * (2 << 20));
+        assert_eq!(idle_bytes(), 0);
+    }
+}
