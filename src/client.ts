@@ -6,17 +6,31 @@ import { combinePartials, finishPartial } from './chunks'
 import type { LocalCluster } from './cluster/local-cluster'
 import type { Scheduler } from './cluster/scheduler'
 import { ClusterClosedError, ConfigError } from './errors'
+import { withProgress } from './progress'
 
 export interface ClientOptions {
   dashboardLink?: string
   /** Also closes the cluster when the client closes (setupClient's clients do). */
   ownsCluster?: boolean
+  /** No progress bars, even when asked for (setupClient passes its silenceLogs). */
+  silenceLogs?: boolean
+}
+
+/** Options of `persist` and `compute`. */
+export interface ProgressOption {
+  /**
+   * Show a progress bar (chunk tasks done / total, bytes spilled) on a
+   * terminal; nothing is drawn when output is not a TTY or logs are silenced.
+   */
+  progress?: boolean
 }
 
 export class Client {
   dashboardLink: string | undefined
   #closed = false
   readonly #ownsCluster: boolean
+  /** No progress bars for this client (setupClient's `silenceLogs`). */
+  readonly silenceLogs: boolean
 
   constructor(
     readonly cluster: LocalCluster,
@@ -24,6 +38,7 @@ export class Client {
   ) {
     this.dashboardLink = options.dashboardLink
     this.#ownsCluster = options.ownsCluster ?? false
+    this.silenceLogs = options.silenceLogs ?? false
   }
 
   get scheduler(): Scheduler {
@@ -37,30 +52,44 @@ export class Client {
   /**
    * Places the array's chunk tasks on the workers and resolves once they are
    * submitted, with the array bound to this client; `await x.wait()` for the
-   * chunks themselves.
+   * chunks themselves. With `{ progress: true }` a bar shows the chunks
+   * held so far until every chunk is held (or the cluster closes).
    */
-  async persist(array: ChunkedArray): Promise<ChunkedArray> {
+  async persist(array: ChunkedArray, options: ProgressOption = {}): Promise<ChunkedArray> {
     this.#check()
     if (!(array instanceof ChunkedArray)) {
       throw new ConfigError([{ field: 'array', value: typeof array, allowed: 'an array from random.random / random.randint' }], 'persist argument')
     }
     this.scheduler.submit(array.tasks())
-    return array.withOwner({
+    const bound = array.withOwner({
       waitFor: (keys) => this.scheduler.waitFor(keys),
       release: (keys) => this.scheduler.release(keys),
     })
+    if (options.progress && !this.silenceLogs) {
+      // In the background: persist still resolves once the tasks are submitted.
+      void withProgress(this, bound, () => bound.wait(), { label: 'persist' }).catch(() => {})
+    }
+    return bound
   }
 
   /**
    * Computes a reduction where the chunks live and combines the partials.
    * An array that was not persisted is computed chunk by chunk and each
-   * chunk is freed once reduced.
+   * chunk is freed once reduced. With `{ progress: true }` a bar shows the
+   * chunk tasks done while it runs.
    */
-  async compute(expr: Reduction): Promise<number> {
+  async compute(expr: Reduction, options: ProgressOption = {}): Promise<number> {
     this.#check()
     if (!(expr instanceof Reduction)) {
       throw new ConfigError([{ field: 'expr', value: typeof expr, allowed: 'a reduction such as x.mean() or x.sum()' }], 'compute argument')
     }
+    if (options.progress && !this.silenceLogs) {
+      return withProgress(this, expr.array, () => this.#compute(expr), { label: `compute ${expr.op}` })
+    }
+    return this.#compute(expr)
+  }
+
+  async #compute(expr: Reduction): Promise<number> {
     const { array, op } = expr
     const keys = array.keys()
     const transient = !array.persisted

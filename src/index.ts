@@ -42,5 +42,7 @@ export { recommendChunks, chunkBudget, type RecommendOptions } from './array/rec
 export { startDashboard, dashboardBanner, type Dashboard, type DashboardOptions } from './dashboard/server'
 export { TimelineSampler, RingBuffer, type TimelineSample, type TimelineJSON, type WorkerSample } from './dashboard/timeline'
 export type { ClusterView, WorkerRow, TaskView, TaskGroup } from './dashboard/state'
+export { withProgress, ProgressBar, progressEnabled, taskProgress, type ProgressBarOptions, type WithProgressOptions, type ProgressStream } from './progress'
+export type { ProgressOption, ClientOptions } from './client'
 export { clusterView } from './dashboard/state'
 export { renderMetrics, PROMETHEUS_CONTENT_TYPE } from './dashboard/metrics'

@@ -69,7 +69,7 @@ export async function setupClient(options: SetupOptions | { config: SetupConfig 
   if (!config.silenceLogs) {
     console.log(formatSummary(spec, { spillDir: spillDir.path, spillCompression: config.spillCompression, commCompression: config.commCompression }))
   }
-  const client = new Client(cluster, { ownsCluster: true })
+  const client = new Client(cluster, { ownsCluster: true, silenceLogs: config.silenceLogs })
   if (config.dashboard) await startDashboardFor(client, config)
   if (config.adaptiveMemory) {
     const tuned = await tuneMemoryThresholds(client)

@@ -90,9 +90,11 @@ function formatPlan(title: string, p: Plan): string[] {
   return lines
 }
 
-/** The report as text: the recipe's system memory analysis, then limits, then the planned sizing. */
-export function formatInfo(report: InfoReport): string {
-  const r = report.resources
+/**
+ * The recipe's system memory analysis (physical memory, swap, cores, HPC
+ * variables), as lines; `spillway info` and `spillway demo` both print it.
+ */
+export function formatSystemAnalysis(r: Resources): string[] {
   const lines = [
     'SYSTEM MEMORY ANALYSIS',
     '='.repeat(50),
@@ -116,7 +118,13 @@ export function formatInfo(report: InfoReport): string {
   const vars = Object.entries(r.hpcVars)
   if (vars.length === 0) lines.push('   No HPC environment variables detected (running locally)')
   for (const [name, value] of vars) lines.push(`   ${name}: ${value} (${HPC_VARS[name] ?? ''})`)
+  return lines
+}
 
+/** The report as text: the recipe's system memory analysis, then limits, then the planned sizing. */
+export function formatInfo(report: InfoReport): string {
+  const r = report.resources
+  const lines = formatSystemAnalysis(r)
   const l = r.limits
   const mem = (v?: number) => (v === undefined ? 'none' : gb(v))
   const cpus = (v?: number) => (v === undefined ? 'none' : String(Number(v.toFixed(2))))

@@ -19,6 +19,14 @@ export const COMMANDS: Record<string, Command> = {
     summary: 'system memory analysis, the limits on this process, and the sizing setupClient would choose',
     load: () => import('./info'),
   },
+  demo: {
+    summary: "the memory management recipe end to end: pressure test, report, timeline chart, codec comparison, tuning",
+    load: () => import('./demo'),
+  },
+  bench: {
+    summary: 'benchmarks on this machine: `spillway bench codecs` (ratio and MB/s of every codec and level)',
+    load: () => import('./bench-codecs'),
+  },
 }
 
 export function usage(): string {
