@@ -39,7 +39,7 @@ export interface SetupOptions {
 type Kind = 'number' | 'integer' | 'boolean' | 'string'
 
 // Every option and the JS type it must have; the single source for unknown-name and type checks.
-const KINDS: { readonly [K in keyof Required<SetupOptions>]: Kind } = {
+export const KINDS: { readonly [K in keyof Required<SetupOptions>]: Kind } = {
   profile: 'string',
   workloadType: 'string',
   maxWorkers: 'integer',

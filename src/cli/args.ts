@@ -1,4 +1,5 @@
 import { SpillwayError } from '../errors'
+import { KINDS } from '../config'
 import { closestName } from '../suggest'
 
 /** A command line that cannot be understood; main() turns it into exit code 2. */
@@ -16,25 +17,9 @@ export type FlagSpec = Record<string, FlagType>
 
 /** Every SetupOptions field as a flag, plus --config for a profile file; shared by info, demo, bench. */
 export const SETUP_FLAGS: FlagSpec = {
-  profile: 'string',
   config: 'string',
-  workloadType: 'string',
-  maxWorkers: 'number',
-  maxMemGb: 'number',
-  reserveMemGb: 'number',
-  dashboard: 'boolean',
-  dashboardPort: 'number',
-  dashboardAddress: 'string',
-  memoryTarget: 'number',
-  memorySpill: 'number',
-  memoryPause: 'number',
-  memoryTerminate: 'number',
-  spillCompression: 'string',
-  commCompression: 'boolean',
-  tempBaseDir: 'string',
-  adaptiveMemory: 'boolean',
-  silenceLogs: 'boolean',
-  threadsPerWorker: 'number',
+  // Derived from the config's own table so a new option is a flag at once.
+  ...Object.fromEntries(Object.entries(KINDS).map(([name, kind]) => [name, kind === 'integer' ? 'number' : kind])),
 }
 
 export function kebabToCamel(s: string): string {
