@@ -64,7 +64,7 @@ test('the page shows every worker spilling, live, in headless Chromium', async (
     undefined,
     { timeout: 60_000, polling: 250 },
   )
-  await page.waitForFunction(() => /64 in memory/.test(document.querySelector('#tasks .total')?.textContent ?? ''), undefined, { timeout: 30_000 })
+  await page.waitForFunction(() => /100 in memory/.test(document.querySelector('#tasks .total')?.textContent ?? ''), undefined, { timeout: 30_000 })
 
   const rows = await page.$$eval('.worker', (els) =>
     els.map((e) => {

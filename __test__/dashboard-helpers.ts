@@ -13,7 +13,7 @@ export async function dashboardCluster(extra: Record<string, unknown> = {}): Pro
 
 /** Persists ≈2 GB of random chunks on 2 GiB of workers, so both spill. */
 export async function pressure(client: Client) {
-  const x = await client.persist(random.random([16_000, 16_000], { chunks: [2_000, 2_000], seed: 1 }))
+  const x = await client.persist(random.random([20_000, 20_000], { chunks: [2_000, 2_000], seed: 1 }))
   await x.wait()
   return x
 }
