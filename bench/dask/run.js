@@ -8,7 +8,7 @@
 //   npm run bench:dask                    (node bench/dask/run.js [flags])
 //     --reps N     repetitions per side and case (default 3)
 //     --quick      smaller sizes (16 000², 2 000 tiny tasks), 1 rep unless --reps
-//     --only a,b   cases by name: random, randint-lz4, ..., tasks
+//     --only a,b   cases by name (or --only=a,b): random, randint-lz4, ..., tasks
 //     --json       print the figures as JSON instead of the table
 //     --verbose    show both sides' stderr
 'use strict'
@@ -23,7 +23,10 @@ const VENV = path.join(ROOT, 'bench', '.venv')
 const PY = path.join(VENV, 'bin', 'python')
 const argv = process.argv.slice(2)
 const flag = (name) => argv.includes(name)
+// `--flag value` or `--flag=value` (bench/core's style, as `npm run bench` passes both suites the same flags).
 const value = (name) => {
+  const eq = argv.find((a) => a.startsWith(name + '='))
+  if (eq) return eq.slice(name.length + 1)
   const i = argv.indexOf(name)
   return i >= 0 ? argv[i + 1] : undefined
 }
@@ -32,6 +35,7 @@ const QUICK = flag('--quick')
 const VERBOSE = flag('--verbose')
 const REPS = Number(value('--reps') ?? (QUICK ? 1 : 3))
 const ONLY = value('--only')?.split(',')
+const NAMES = ['random', 'randint-lz4', 'randint-zstd', 'randint-snappy', 'randint-none', 'randint-auto', 'tasks']
 const log = JSON_OUT ? (...a) => console.error(...a) : (...a) => console.log(...a)
 
 const SIZE = QUICK ? { n: 16_000, chunk: 2_000, ntasks: 2_000 } : { n: 20_000, chunk: 2_000, ntasks: 10_000 }
@@ -48,7 +52,7 @@ const CASES = [
     target: 0.33,
   })),
   { name: 'tasks', label: `(c) ${SIZE.ntasks} tiny tasks`, case: 'tasks', codec: 'auto', target: 0.2 },
-].filter((c) => !ONLY || ONLY.includes(c.name))
+].filter((c) => !ONLY || !ONLY.some((n) => NAMES.includes(n)) || ONLY.includes(c.name))
 
 // ---- environment ------------------------------------------------------------
 
