@@ -17,6 +17,10 @@ export class ChildTransport<In, Out> implements Transport<In, Out> {
   constructor(private readonly child: ChildProcess) {
     child.once('disconnect', () => this.#fireClose())
     child.once('exit', () => this.#fireClose())
+    // A send racing a worker's death fails asynchronously with an 'error'
+    // event (EPIPE, ERR_IPC_CHANNEL_CLOSED); unheard, that event would crash
+    // the scheduler's process. The loss itself is handled through onClose.
+    child.on('error', () => this.#fireClose())
   }
 
   #fireClose() {
@@ -28,7 +32,9 @@ export class ChildTransport<In, Out> implements Transport<In, Out> {
   send(msg: Out): boolean {
     if (this.#closed || !this.child.connected) return false
     try {
-      this.child.send(msg as any)
+      this.child.send(msg as any, (err) => {
+        if (err) this.#fireClose()
+      })
       return true
     } catch {
       return false
@@ -54,7 +60,9 @@ export class ParentTransport<In, Out> implements Transport<In, Out> {
   send(msg: Out): boolean {
     if (!process.connected || !process.send) return false
     try {
-      process.send(msg as any)
+      // The parent going away is handled by onClose; a failed send must
+      // not also crash the worker with an unheard 'error'.
+      process.send(msg as any, undefined, undefined, () => {})
       return true
     } catch {
       return false
