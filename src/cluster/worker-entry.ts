@@ -16,6 +16,10 @@ let buffer: SpillBuffer | undefined
 let thresholds: Thresholds
 let status: WorkerStatus = 'running'
 let evicting = false
+// Buffers of reductions in flight (a spilled chunk's payload and its decoded
+// copy) live for milliseconds; evicting managed chunks to make room for them
+// only writes chunks to disk during a read-only scan.
+let transientBytes = 0
 const counts = { executing: 0, done: 0, failed: 0 }
 const timers: NodeJS.Timeout[] = []
 // Tasks sent ahead wait here; at most nthreads run, and none start while paused.
@@ -85,7 +89,7 @@ function heartbeat() {
 function watchMemory() {
   if (!buffer || !config) return
   const m = buffer.metrics()
-  const action = memoryAction(process.memoryUsage.rss(), config.memoryLimit, thresholds, m.memoryBytes)
+  const action = memoryAction(Math.max(0, process.memoryUsage.rss() - transientBytes), config.memoryLimit, thresholds, m.memoryBytes)
   if (action.status !== status && status !== 'closing') {
     status = action.status
     heartbeat()
@@ -142,7 +146,18 @@ async function handle(req: Request): Promise<unknown> {
       return { partial: await buffer.reduce(req.key, req.dtype, req.reduceOp) }
     case 'reduce-many': {
       const b = buffer
-      return { partials: await mapLimited(req.keys, config!.nthreads + 1, (k) => b.reduce(k, req.dtype, req.reduceOp)) }
+      const m = b.metrics()
+      const perRead = Math.ceil((m.managedBytes / Math.max(1, m.memoryCount + m.diskCount)) * 1.4)
+      return {
+        partials: await mapLimited(req.keys, config!.nthreads + 1, async (k) => {
+          transientBytes += perRead
+          try {
+            return await b.reduce(k, req.dtype, req.reduceOp)
+          } finally {
+            transientBytes -= perRead
+          }
+        }),
+      }
     }
     case 'release':
       for (const k of req.keys) buffer.delete(k)
