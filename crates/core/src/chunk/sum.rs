@@ -42,7 +42,7 @@ impl Compensated {
 
 /// Kahan-sums `f(x)` over `xs` in `LANES` lanes.
 #[inline(always)]
-fn kahan_lanes(xs: &[f64], f: impl Fn(f64) -> f64) -> Compensated {
+fn kahan_lanes<T: Copy>(xs: &[T], f: impl Fn(T) -> f64) -> Compensated {
     let mut s = [0.0f64; LANES];
     let mut c = [0.0f64; LANES];
     let mut it = xs.chunks_exact(LANES);
@@ -139,28 +139,11 @@ dispatch!(pub(crate) fn min_max_i64(xs: &[i64]) -> (i64, i64) => min_max_i64_bod
 
 #[inline(always)]
 fn m2_i64_body(xs: &[i64], mean: f64) -> f64 {
-    let mut s = [0.0f64; LANES];
-    let mut c = [0.0f64; LANES];
-    let mut it = xs.chunks_exact(LANES);
-    for chunk in &mut it {
-        for k in 0..LANES {
-            let d = chunk[k] as f64 - mean;
-            let y = d * d - c[k];
-            let t = s[k] + y;
-            c[k] = (t - s[k]) - y;
-            s[k] = t;
-        }
-    }
-    let mut acc = Compensated::default();
-    for k in 0..LANES {
-        acc.add(s[k]);
-        acc.comp -= c[k];
-    }
-    for &x in it.remainder() {
+    kahan_lanes(xs, |x| {
         let d = x as f64 - mean;
-        acc.add(d * d);
-    }
-    acc.value()
+        d * d
+    })
+    .value()
 }
 
 dispatch!(pub(crate) fn m2_i64(xs: &[i64], mean: f64) -> f64 => m2_i64_body);
