@@ -2,8 +2,12 @@
 //! so not every helper is used by every file.
 #![allow(dead_code)]
 
+pub mod reduce;
+pub mod spill;
+
 use spillway_core::chunk::{randint_chunk, random_chunk, Generator};
-use spillway_core::codec::Codec;
+use spillway_core::codec::{Codec, FrameHeader, HEADER_LEN};
+use spillway_core::Error;
 
 /// Incompressible bytes, reproducible from `seed`.
 pub fn random_bytes(seed: u64, len: usize) -> Vec<u8> {
@@ -87,4 +91,11 @@ pub fn run_at_every_simd_level(name: &str) {
 /// Prints the kernel level for `run_at_every_simd_level` to read.
 pub fn report_simd_level() {
     println!("simd level: {}", spillway_core::chunk::simd_level());
+}
+
+/// Decodes by the route the SpillBuffer takes (header first, then the
+/// payload read separately), which must agree with `decode`.
+pub fn decode_split(bytes: &[u8]) -> Result<Vec<u8>, Error> {
+    let header = FrameHeader::parse(bytes)?;
+    header.decode_payload(bytes[HEADER_LEN..].to_vec())
 }
