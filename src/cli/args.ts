@@ -109,3 +109,17 @@ export function parseArgs(argv: readonly string[], spec: FlagSpec): ParsedArgs {
 export function describeFlags(spec: FlagSpec): string[] {
   return Object.entries(spec).map(([name, type]) => `  --${camelToKebab(name)}${type === 'boolean' ? '' : ` <${type}>`}`)
 }
+
+/**
+ * Parses the command line of a command that takes flags only. Returns
+ * undefined once `--help` has been printed; a stray argument is a UsageError.
+ */
+export function parseCommand(argv: readonly string[], spec: FlagSpec, help: () => string): ParsedArgs['flags'] | undefined {
+  const parsed = parseArgs(argv, spec)
+  if (parsed.help) {
+    process.stdout.write(help() + '\n')
+    return undefined
+  }
+  if (parsed.positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}`)
+  return parsed.flags
+}

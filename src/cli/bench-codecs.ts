@@ -13,7 +13,7 @@ import { generateChunk } from '../chunks'
 import { availableCodecs, compress, decompress } from '../codecs'
 import { SpillwayError } from '../errors'
 import { ProgressBar } from '../progress'
-import { describeFlags, parseArgs, UsageError, type FlagSpec } from './args'
+import { describeFlags, parseCommand, UsageError, type FlagSpec } from './args'
 
 const MIB = 2 ** 20
 
@@ -285,13 +285,8 @@ function positive(name: string, v: unknown, def: number, integer = false): numbe
 }
 
 export async function runCodecs(argv: string[]): Promise<number> {
-  const parsed = parseArgs(argv, FLAGS)
-  if (parsed.help) {
-    process.stdout.write(help() + '\n')
-    return 0
-  }
-  if (parsed.positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}`)
-  const f = parsed.flags
+  const f = parseCommand(argv, FLAGS, help)
+  if (!f) return 0
   const chunkBytes = Math.max(1, Math.round(positive('chunk-mb', f.chunkMb, 32) * MIB))
   const maxBytes = positive('max-mb', f.maxMb, 256) * MIB
   const repeat = positive('repeat', f.repeat, 5, true)

@@ -11,7 +11,7 @@ import { validCodecNames } from '../codecs'
 import { progressEnabled } from '../progress'
 import { timelineChart } from '../reporting/chart'
 import type { Resources } from '../resources'
-import { describeFlags, parseArgs, UsageError, type FlagSpec } from './args'
+import { describeFlags, parseCommand, UsageError, type FlagSpec } from './args'
 import {
   compressionSection,
   conservativeSection,
@@ -91,13 +91,8 @@ function parseCodecs(v: unknown): string[] {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const parsed = parseArgs(argv, FLAGS)
-  if (parsed.help) {
-    process.stdout.write(help() + '\n')
-    return 0
-  }
-  if (parsed.positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(parsed.positionals[0])}`)
-  const f = parsed.flags
+  const f = parseCommand(argv, FLAGS, help)
+  if (!f) return 0
   const size = (f.size ?? 'medium') as string
   if (!Object.hasOwn(SIZES, size)) throw new UsageError(`--size expects ${Object.keys(SIZES).join(', ')}, got ${JSON.stringify(size)}`, { flag: '--size', value: size })
   const sz = SIZES[size as SizeName]
