@@ -11,7 +11,7 @@ import { monitor, type TimelinePoint } from '../reporting/monitor'
 import { clusterMemorySnapshot } from '../reporting/workers'
 import { detectResources, type Resources } from '../resources'
 import { setupClient, type SetupResult } from '../setup'
-import { tuneMemoryThresholds } from '../tune'
+import { tuneMemoryThresholds, type TuneResult } from '../tune'
 import type { Client } from '../client'
 import { formatSystemAnalysis } from './info'
 
@@ -290,15 +290,10 @@ export function conservativeSection(ctx: DemoContext): Record<(typeof CONSERVATI
 
 // ── 8. Tuning ───────────────────────────────────────────────────────────────
 
-export interface TuningFigures {
+/** The tuning result as plain figures (its summary as text) plus the workload's mean. */
+export type TuningFigures = Pick<TuneResult, 'action' | 'spillGib' | 'spillThresholdGib' | 'before' | 'after' | 'workers'> & {
   mean: number
   summary: string
-  action: string
-  spillGib: number
-  spillThresholdGib: number
-  before: { target: number; spill: number }
-  after: { target: number; spill: number }
-  workers: number
 }
 
 export async function tuningSection(ctx: DemoContext, w: Workload): Promise<TuningFigures> {
