@@ -275,7 +275,15 @@ impl SpillBuffer {
                 let Slot::Memory(d) = &e.slot else { unreachable!("only memory chunks are in the lru") };
                 let d = d.clone();
                 e.slot = Slot::Writing(d.clone());
-                let (len, version) = (e.len, e.version);
+                // Every write gets a fresh version: a chunk read back and
+                // spilled again must not reuse the file name a concurrent
+                // reader may still be opening, or a NotFound from the
+                // promotion's removal would look like a lost file.
+                s.next_version += 1;
+                let version = s.next_version;
+                let e = s.entries.get_mut(&key).unwrap();
+                e.version = version;
+                let len = e.len;
                 s.writing_bytes += len;
                 (key, version, d)
             };
