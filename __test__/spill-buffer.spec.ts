@@ -50,3 +50,18 @@ test('bad options name the field and what is allowed', (t) => {
   for (const f of ['dir', 'memoryLimit', 'target', 'codec', 'colour']) t.regex(err!.message, new RegExp(`${f}:`))
   t.regex(err!.message, /'lz4'/)
 })
+
+test("a Buffer from get is the caller's own: writing into it never changes the held chunk", async (t) => {
+  const buf = new SpillBuffer({ dir: join(scratch(t), 'own'), memoryLimit: 4 * MiB, target: 0.5, codec: 'none' })
+  await buf.set('small', Buffer.alloc(MiB, 1))
+  await buf.set('big', Buffer.alloc(3 * MiB, 2)) // larger than the target: straight to disk
+  for (const key of ['small', 'big']) {
+    const first = (await buf.get(key))!
+    const fill = first[0]
+    first.fill(9)
+    const again = (await buf.get(key))!
+    t.is(again[0], fill, `${key} unchanged`)
+    t.true(again.every((b) => b === fill), key)
+  }
+  await buf.close()
+})

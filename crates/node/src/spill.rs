@@ -97,7 +97,9 @@ impl Task for SpillTask {
             // The bytes are copied here, off the JS thread, into memory the
             // buffer owns.
             Job::Set(key, data) => b.set(&key, data.to_vec()).map(|_| Outcome::Nothing),
-            Job::Get(key) => b.get(&key).map(|d| Outcome::Data(d.map(|a| a.as_ref().clone()))),
+            // A chunk the buffer still holds is copied, so JS can never write into
+            // it; one read from disk and not kept is handed over as it is.
+            Job::Get(key) => b.get(&key).map(|d| Outcome::Data(d.map(|a| Arc::unwrap_or_clone(a)))),
             Job::SetTarget(t) => b.set_target(t).map(|_| Outcome::Nothing),
             Job::EvictUntil(bytes) => Ok(Outcome::Count(b.evict_until(bytes))),
             Job::Generate(key, spec) => spec.generate().and_then(|d| {

@@ -48,7 +48,7 @@ fn alloc(len: usize) -> Result<Vec<u8>> {
     // Every byte is overwritten by the generator, so a pooled buffer's stale
     // contents never show.
     len.checked_mul(8)
-        .map(|n| crate::pool::take(n, super::simd::output_buffer))
+        .map(|n| crate::pool::take(n, crate::pool::fresh))
         .ok_or_else(|| Error::invalid("len", format!("{len} elements overflow the address space")))
 }
 

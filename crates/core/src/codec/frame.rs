@@ -173,7 +173,7 @@ fn frame<'a>(codec: Codec, level: i32, decoded_len: usize, payload: Cow<'a, [u8]
 }
 
 fn compress_payload(data: &[u8], codec: Codec, level: i32) -> Result<Vec<u8>> {
-    let mut out = crate::chunk::simd::output_buffer(raw::max_compressed_len(codec, data.len()));
+    let mut out = crate::pool::fresh(raw::max_compressed_len(codec, data.len()));
     let n = raw::compress_into(codec, level, data, &mut out)?;
     out.truncate(n);
     Ok(out)
@@ -223,7 +223,7 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<u8>> {
     // Verify before copying so a corrupt raw frame costs no allocation.
     header.verify(rest)?;
     if header.codec == Codec::None {
-        let mut out = crate::chunk::simd::output_buffer(rest.len());
+        let mut out = crate::pool::fresh(rest.len());
         out.copy_from_slice(rest);
         return Ok(out);
     }

@@ -2,7 +2,7 @@
 //! buffer so that decoding can never allocate more than the frame declared.
 
 use super::Codec;
-use crate::chunk::simd::output_buffer;
+use crate::pool::fresh;
 use crate::error::{Error, Result};
 
 fn codec_err(codec: Codec, message: impl ToString) -> Error {
@@ -65,7 +65,7 @@ pub(crate) fn decompress_to_vec(codec: Codec, input: &[u8], decoded_len: usize) 
     }
     let eager = decoded_len.min(input.len().saturating_mul(EAGER_RATIO).max(EAGER_MIN));
     if eager == decoded_len {
-        let mut out = output_buffer(decoded_len);
+        let mut out = fresh(decoded_len);
         decompress_into(codec, input, &mut out)?;
         return Ok(out);
     }
@@ -76,12 +76,12 @@ pub(crate) fn decompress_to_vec(codec: Codec, input: &[u8], decoded_len: usize) 
             // An lz4 block cannot be resumed, so it is decoded once into the
             // eager buffer; only a stream that really overflows it earns the
             // full allocation (then at most 8x what it has proved to hold).
-            let mut out = output_buffer(eager);
+            let mut out = fresh(eager);
             match lz4_flex::block::decompress_into(input, &mut out) {
                 Ok(n) => Err(Error::corrupt(format!("decoded {n} bytes, frame declared {decoded_len}"))),
                 Err(lz4_flex::block::DecompressError::OutputTooSmall { .. }) => {
                     drop(out);
-                    let mut out = output_buffer(decoded_len);
+                    let mut out = fresh(decoded_len);
                     decompress_into(codec, input, &mut out)?;
                     Ok(out)
                 }
@@ -104,7 +104,7 @@ fn zstd_growing(input: &[u8], decoded_len: usize, eager: usize) -> Result<Vec<u8
     use zstd::zstd_safe::{get_error_name, DCtx, InBuffer, OutBuffer};
     let corrupt = |code| Error::corrupt(format!("zstd: {}", get_error_name(code)));
     let mut dctx = DCtx::try_create().ok_or_else(|| codec_err(Codec::Zstd, "cannot allocate a decoder"))?;
-    let mut out = output_buffer(eager);
+    let mut out = fresh(eager);
     let mut src = InBuffer::around(input);
     let mut pos = 0;
     loop {
@@ -137,7 +137,7 @@ fn zstd_growing(input: &[u8], decoded_len: usize, eager: usize) -> Result<Vec<u8
 fn zlib_growing(input: &[u8], decoded_len: usize, eager: usize) -> Result<Vec<u8>> {
     use flate2::{Decompress, FlushDecompress, Status};
     let mut z = Decompress::new(true);
-    let mut out = output_buffer(eager);
+    let mut out = fresh(eager);
     loop {
         let (in_before, out_before) = (z.total_in() as usize, z.total_out() as usize);
         let status = z

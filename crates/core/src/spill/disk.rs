@@ -89,7 +89,7 @@ impl DiskStore {
             )));
         }
         // read_exact fills every byte, so a pooled buffer's stale contents never show.
-        let mut payload = crate::pool::take(header.payload_len as usize, |n| vec![0u8; n]);
+        let mut payload = crate::pool::take(header.payload_len as usize, crate::pool::fresh);
         f.read_exact(&mut payload).map_err(|e| Error::io("read spill file", &path, e))?;
         header.decode_payload(payload)
     }
