@@ -276,5 +276,5 @@ fn bad_configurations_are_rejected() {
     assert!(matches!(SpillBuffer::new(c), Err(Error::InvalidLevel { .. })));
     let file = tmp.path().join("a-file");
     fs::write(&file, b"x").unwrap();
-    assert!(matches!(SpillBuffer::new(config(&file, 100, 0.5, Codec::Lz4)), Err(Error::Io { .. })));
+    assert!(matches!(SpillBuffer::new(config(&file, 100, 0.5, Codec::Lz4)), Err(Error::InvalidArgument { field: "dir", .. })));
 }

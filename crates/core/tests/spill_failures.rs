@@ -264,3 +264,27 @@ fn concurrent_writers_and_readers_never_see_wrong_bytes() {
         assert_eq!(buf.get(k).unwrap().unwrap().as_slice(), &v[..], "{k}");
     }
 }
+
+#[test]
+fn a_key_being_overwritten_straight_to_disk_never_goes_missing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let buf = Arc::new(buffer(&tmp.path().join("spill"), 200_000, 0.5));
+    buf.set("k", random_bytes(0, 1_000)).unwrap();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            // Larger than the target: each of these is written before it is stored.
+            for i in 1..40 {
+                buf.set("k", random_bytes(i, 400_000)).unwrap();
+            }
+            done.store(true, std::sync::atomic::Ordering::Release);
+        });
+        let mut reads = 0;
+        while !done.load(std::sync::atomic::Ordering::Acquire) {
+            assert!(buf.has("k"), "has after {reads} reads");
+            assert!(buf.get("k").unwrap().is_some(), "get after {reads} reads");
+            reads += 1;
+        }
+    });
+    assert_eq!(buf.get("k").unwrap().unwrap().as_slice(), random_bytes(39, 400_000).as_slice());
+}

@@ -102,9 +102,10 @@ impl SpillBuffer {
     /// recently used chunks until memory is back under the target.
     pub fn set(&self, key: &str, data: Vec<u8>) -> Result<()> {
         let len = data.len() as u64;
+        // The old chunk stays readable until the new one is stored, so a
+        // reader during a straight-to-disk write never finds the key missing.
         let (version, straight_to_disk) = {
             let mut s = self.open()?;
-            self.remove_locked(&mut s, key);
             s.next_version += 1;
             (s.next_version, len > s.target_bytes)
         };

@@ -13,6 +13,11 @@ use crate::error::{Error, Result};
 #[derive(Debug)]
 pub struct DiskStore {
     dir: PathBuf,
+    /// Held open with an exclusive lock for the store's life: two stores in
+    /// one directory would write the same file names (versions restart at 1
+    /// in each) and clear each other's files. The OS drops the lock when the
+    /// process dies, so a crashed worker never blocks its replacement.
+    _lock: File,
 }
 
 #[cfg(unix)]
@@ -26,13 +31,65 @@ fn restrict(_: &Path, _: u32) -> std::io::Result<()> {
     Ok(())
 }
 
+/// A symlink planted at the spill path, or a directory of another user,
+/// would send chunks (and the chmod) somewhere the caller never meant.
+fn check_owned_dir(dir: &Path) -> Result<()> {
+    let md = fs::symlink_metadata(dir).map_err(|e| Error::io("stat spill directory", dir, e))?;
+    if !md.file_type().is_dir() {
+        return Err(Error::invalid("dir", format!("{} is not a directory (a symlink is not followed)", dir.display())));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        extern "C" {
+            fn geteuid() -> u32;
+        }
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        let me = unsafe { geteuid() };
+        if md.uid() != me {
+            return Err(Error::invalid("dir", format!("{} belongs to uid {}, not to this user (uid {me})", dir.display(), md.uid())));
+        }
+    }
+    Ok(())
+}
+
+/// Only names this store writes: `clear` must never remove a user's file.
+fn is_spill_file_name(name: &str) -> bool {
+    let Some((hash, rest)) = name.split_once('-') else { return false };
+    let Some((version, ext)) = rest.split_once('.') else { return false };
+    let hex = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    hash.len() == 32 && hex(hash) && hex(version) && matches!(ext, "spill" | "tmp")
+}
+
 impl DiskStore {
-    /// Opens (creating if needed) `dir` and makes it 0700.
+    /// Opens (creating if needed) `dir`, which must be a real directory of
+    /// this user, makes it 0700 and locks it for this store alone.
     pub fn open(dir: impl Into<PathBuf>) -> Result<DiskStore> {
         let dir = dir.into();
-        fs::create_dir_all(&dir).map_err(|e| Error::io("create spill directory", &dir, e))?;
+        let mut builder = fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            // Born 0700: no moment in which another user could list it.
+            builder.mode(0o700);
+        }
+        match builder.create(&dir) {
+            // Something else already has the name: check_owned_dir says what.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            r => r.map_err(|e| Error::io("create spill directory", &dir, e))?,
+        }
+        check_owned_dir(&dir)?;
         restrict(&dir, 0o700).map_err(|e| Error::io("chmod spill directory", &dir, e))?;
-        Ok(DiskStore { dir })
+        let lock = File::open(&dir).map_err(|e| Error::io("open spill directory", &dir, e))?;
+        match lock.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(Error::invalid("dir", format!("{} is in use by another SpillBuffer; give each its own directory", dir.display())))
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(Error::io("lock spill directory", &dir, e)),
+        }
+        Ok(DiskStore { dir, _lock: lock })
     }
 
     pub fn dir(&self) -> &Path {
@@ -51,8 +108,12 @@ impl DiskStore {
         let path = self.path_of(key, version);
         let tmp = path.with_extension("tmp");
         let result = (|| {
+            // A leftover temp file of a write that died is ours to replace;
+            // create_new then guarantees a fresh 0600 file, never a planted
+            // symlink or a file with looser permissions.
+            let _ = fs::remove_file(&tmp);
             let mut opts = OpenOptions::new();
-            opts.write(true).create(true).truncate(true);
+            opts.write(true).create_new(true);
             #[cfg(unix)]
             {
                 use std::os::unix::fs::OpenOptionsExt;
@@ -98,13 +159,13 @@ impl DiskStore {
         let _ = fs::remove_file(self.path_of(key, version));
     }
 
-    /// Removes every spill file, and the directory when nothing else is in it.
+    /// Removes every spill file, and the directory when nothing else is in it
+    /// (a user's own files in it are left alone).
     pub fn clear(&self) {
         if let Ok(entries) = fs::read_dir(&self.dir) {
             for e in entries.flatten() {
-                let p = e.path();
-                if matches!(p.extension().and_then(|x| x.to_str()), Some("spill" | "tmp")) {
-                    let _ = fs::remove_file(p);
+                if e.file_name().to_str().is_some_and(is_spill_file_name) {
+                    let _ = fs::remove_file(e.path());
                 }
             }
         }

@@ -4,9 +4,12 @@ use std::collections::{BTreeMap, HashMap};
 
 #[derive(Default, Debug)]
 pub(crate) struct Lru {
-    tick: u64,
-    by_tick: BTreeMap<u64, String>,
-    ticks: HashMap<String, u64>,
+    /// Rises with each use; `front` falls with each chunk put back as the
+    /// oldest, so the two never meet and never wrap.
+    tick: i64,
+    front: i64,
+    by_tick: BTreeMap<i64, String>,
+    ticks: HashMap<String, i64>,
 }
 
 impl Lru {
@@ -34,8 +37,11 @@ impl Lru {
 
     /// Puts `key` back as the least recently used (after a failed spill).
     pub fn push_oldest(&mut self, key: &str) {
-        let t = self.by_tick.keys().next().map_or(0, |t| t - 1);
-        self.ticks.insert(key.to_string(), t);
+        self.front -= 1;
+        let t = self.front;
+        if let Some(old) = self.ticks.insert(key.to_string(), t) {
+            self.by_tick.remove(&old);
+        }
         self.by_tick.insert(t, key.to_string());
     }
 
@@ -62,5 +68,17 @@ mod tests {
         assert_eq!(l.pop_oldest().as_deref(), Some("a"));
         assert_eq!(l.pop_oldest(), None);
         assert_eq!(l.len(), 0);
+    }
+
+    #[test]
+    fn keys_put_back_on_an_empty_order_stay_oldest_first() {
+        // Two failed spills in a row on an empty order once underflowed.
+        let mut l = Lru::default();
+        l.push_oldest("a");
+        l.push_oldest("b");
+        l.touch("c");
+        assert_eq!(l.pop_oldest().as_deref(), Some("b"));
+        assert_eq!(l.pop_oldest().as_deref(), Some("a"));
+        assert_eq!(l.pop_oldest().as_deref(), Some("c"));
     }
 }
