@@ -40,7 +40,7 @@ impl Error {
         Error::CorruptFrame { reason: reason.into() }
     }
 
-    pub(crate) fn invalid(field: &'static str, message: impl Into<String>) -> Self {
+    pub fn invalid(field: &'static str, message: impl Into<String>) -> Self {
         Error::InvalidArgument { field, message: message.into() }
     }
 

@@ -34,7 +34,7 @@ fn fold_tree(ps: &[Partial]) -> Partial {
 }
 
 fn groupings(ps: &[Partial]) -> Vec<(&'static str, Partial)> {
-    let left = ps[1..].iter().fold(ps[0].clone(), |acc, p| acc.combine(p));
+    let left = Partial::combine_all(ps).unwrap();
     let right = ps[..ps.len() - 1].iter().rev().fold(ps[ps.len() - 1].clone(), |acc, p| p.combine(&acc));
     let mut shuffled = ps.to_vec();
     let g = Generator::new(3, 3);
@@ -152,6 +152,11 @@ fn misaligned_buffers_reduce_like_aligned_ones() {
             assert_eq!(a, b, "offset {off} {op:?}");
         }
     }
+}
+
+#[test]
+fn combining_no_partials_is_an_error_naming_them() {
+    assert!(matches!(Partial::combine_all(&[]), Err(Error::InvalidArgument { field: "partials", .. })));
 }
 
 #[test]

@@ -126,13 +126,8 @@ pub fn reduce_chunk(data: Buffer, dtype: String, op: String) -> Result<AsyncTask
 /// Combines partials (in any grouping) into one.
 #[napi]
 pub fn combine_partials(partials: Vec<JsPartial>) -> Result<JsPartial> {
-    let mut it = partials.iter();
-    let Some(first) = it.next() else { return Err(invalid("partials", "needs at least one partial")) };
-    let mut acc = to_partial(first)?;
-    for p in it {
-        acc = acc.combine(&to_partial(p)?);
-    }
-    Ok(from_partial(acc))
+    let partials = partials.iter().map(to_partial).collect::<Result<Vec<_>>>()?;
+    Partial::combine_all(&partials).map(from_partial).map_err(to_js)
 }
 
 /// The final value of `op` over a combined partial.

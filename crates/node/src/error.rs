@@ -4,16 +4,21 @@
 use napi::{Error, Status};
 
 pub(crate) fn to_js(e: spillway_core::Error) -> Error {
-    Error::new(Status::GenericFailure, format!("[{}] {}", e.code(), e))
+    let status = match e {
+        spillway_core::Error::InvalidArgument { .. } => Status::InvalidArg,
+        _ => Status::GenericFailure,
+    };
+    Error::new(status, format!("[{}] {}", e.code(), e))
 }
 
-pub(crate) fn invalid(field: &str, message: impl std::fmt::Display) -> Error {
-    Error::new(Status::InvalidArg, format!("[ERR_SPILLWAY_INVALID_ARGUMENT] invalid {field}: {message}"))
+/// A bad argument found while converting JS values, reported as core would.
+pub(crate) fn invalid(field: &'static str, message: impl Into<String>) -> Error {
+    to_js(spillway_core::Error::invalid(field, message))
 }
 
 /// JS numbers carry byte counts and seeds; reject what is not a whole,
 /// non-negative, exactly representable integer.
-pub(crate) fn to_u64(field: &str, v: f64) -> napi::Result<u64> {
+pub(crate) fn to_u64(field: &'static str, v: f64) -> napi::Result<u64> {
     if v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v <= 9_007_199_254_740_991.0 {
         Ok(v as u64)
     } else {

@@ -7,7 +7,7 @@ use spillway_core::codec::Codec;
 use spillway_core::spill::{SpillBuffer, SpillConfig, SpillMetrics};
 
 use crate::chunk::{from_partial, parse_op, to_spec, JsChunkSpec};
-use crate::error::{invalid, to_js, to_u64};
+use crate::error::{to_js, to_u64};
 
 #[napi(object)]
 pub struct NativeSpillOptions {
@@ -102,10 +102,7 @@ impl Task for SpillTask {
             Job::Get(key) => b.get(&key).map(|d| Outcome::Data(d.map(|a| Arc::unwrap_or_clone(a)))),
             Job::SetTarget(t) => b.set_target(t).map(|_| Outcome::Nothing),
             Job::EvictUntil(bytes) => Ok(Outcome::Count(b.evict_until(bytes))),
-            Job::Generate(key, spec) => spec.generate().and_then(|d| {
-                let n = d.len() as u64;
-                b.set(&key, d).map(|_| Outcome::Count(n))
-            }),
+            Job::Generate(key, spec) => b.generate(&key, &spec).map(Outcome::Count),
             Job::Reduce(key, dtype, op) => b.reduce(&key, dtype, op).map(Outcome::Partial),
             Job::Close => {
                 b.close();
@@ -179,11 +176,8 @@ impl NativeSpillBuffer {
     }
 
     #[napi(ts_return_type = "Promise<void>")]
-    pub fn set_target(&self, target: f64) -> Result<AsyncTask<SpillTask>> {
-        if !(target > 0.0 && target <= 1.0) {
-            return Err(invalid("target", format!("{target} is not a fraction in (0, 1]")));
-        }
-        Ok(self.task(Job::SetTarget(target)))
+    pub fn set_target(&self, target: f64) -> AsyncTask<SpillTask> {
+        self.task(Job::SetTarget(target))
     }
 
     /// Spills LRU chunks until at most `bytes` stay in memory; resolves to the

@@ -138,6 +138,13 @@ impl Partial {
 
     /// Chan et al.'s pairwise update, so var/std stay accurate however the
     /// chunks are grouped.
+    /// Combines partials in order; at least one is needed, since an empty
+    /// list has no dtype.
+    pub fn combine_all(partials: &[Partial]) -> Result<Partial> {
+        let (first, rest) = partials.split_first().ok_or_else(|| Error::invalid("partials", "needs at least one partial"))?;
+        Ok(rest.iter().fold(first.clone(), |acc, p| acc.combine(p)))
+    }
+
     pub fn combine(&self, other: &Partial) -> Partial {
         if self.count == 0 {
             return other.clone();

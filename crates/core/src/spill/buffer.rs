@@ -138,6 +138,14 @@ impl SpillBuffer {
         Ok(())
     }
 
+    /// Generates a chunk straight into the buffer; returns its size.
+    pub fn generate(&self, key: &str, spec: &crate::chunk::ChunkSpec) -> Result<u64> {
+        let data = spec.generate()?;
+        let n = data.len() as u64;
+        self.set(key, data)?;
+        Ok(n)
+    }
+
     /// The chunk under `key`, read back from disk into memory if spilled (and
     /// counted as used), or `None`.
     pub fn get(&self, key: &str) -> Result<Option<Arc<Vec<u8>>>> {
