@@ -1,6 +1,6 @@
 import test from 'ava'
 import { execFile } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, lstatSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { availableCodecs } from 'spillway'
 import { scratch } from './helpers'
@@ -31,8 +31,18 @@ const SECTIONS = [
 
 test('spillway demo --size small --json: every figure, spill under pressure, the mean, every codec, the chart', async (t) => {
   const out = scratch(t, 'spillway-demo-test-')
+  // A symlink planted at the output name must be replaced, never written through.
+  const victim = join(scratch(t, 'spillway-demo-victim-'), 'victim')
+  writeFileSync(victim, 'untouched\n')
+  symlinkSync(victim, join(out, 'demo.json'))
   const { code, stdout, stderr } = await spillway(['demo', '--size', 'small', '--out', out, '--json'])
   t.is(code, 0, stderr)
+  t.is(readFileSync(victim, 'utf8'), 'untouched\n')
+  for (const f of ['demo.json', 'memory-timeline.svg']) {
+    const st = lstatSync(join(out, f))
+    t.true(st.isFile(), `${f} is a regular file`)
+    t.is(st.mode & 0o777, 0o600, `${f} mode`)
+  }
   // --json prints the figures and nothing else.
   const d = JSON.parse(stdout)
   t.deepEqual(JSON.parse(readFileSync(join(out, 'demo.json'), 'utf8')), d, 'demo.json holds the same figures')
@@ -87,9 +97,12 @@ test('spillway demo --size small --json: every figure, spill under pressure, the
 })
 
 test('spillway demo prints the recipe’s sections in order', async (t) => {
-  const out = scratch(t, 'spillway-demo-test-')
+  // A --out directory the demo has to create is private to the user.
+  const out = join(scratch(t, 'spillway-demo-test-'), 'made', 'here')
   const { code, stdout, stderr } = await spillway(['demo', '--size', 'small', '--codecs', 'auto', '--out', out])
   t.is(code, 0, stderr)
+  t.is(statSync(out).mode & 0o777, 0o700)
+  t.is(statSync(join(out, '..')).mode & 0o777, 0o700)
   let at = -1
   for (const s of SECTIONS) {
     const i = stdout.indexOf(s)

@@ -74,6 +74,18 @@ test('dask_setup\'s built-in profiles are available by name with its values', (t
   t.regex(p[0].allowed, /conservative.*climate_analysis/)
 })
 
+test('a profile named after an Object.prototype member is unknown, not a crash', (t) => {
+  for (const name of ['toString', 'constructor', '__proto__', 'hasOwnProperty', 'valueOf']) {
+    const viaProfile = problemsOf(t, () => SetupConfig.profile(name))
+    const viaCtor = problemsOf(t, () => new SetupConfig({ profile: name }))
+    for (const p of [viaProfile, viaCtor]) {
+      t.deepEqual(p.map((x) => x.field), ['profile'], name)
+      t.is(p[0].value, name)
+      t.regex(p[0].allowed, /^one of conservative, climate_analysis/, name)
+    }
+  }
+})
+
 test('every invalid field is rejected in ONE error that names each, its value and what is allowed', (t) => {
   const problems = problemsOf(
     t,

@@ -5,11 +5,13 @@ import { networkInterfaces } from 'node:os'
 import {
   clusterReport,
   clusterView,
+  ConfigError,
   dashboardBanner,
   renderMetrics,
   RingBuffer,
   schedulerWorkers,
   startDashboard,
+  TimelineSampler,
   workerInMemoryBytes,
   workerSpillBytes,
   GIB,
@@ -160,7 +162,25 @@ test('the ring buffer keeps only the newest samples', (t) => {
   t.deepEqual(r.toArray(), [5, 6, 7])
   t.is(r.size, 3)
   t.is(r.last(), 7)
-  t.throws(() => new RingBuffer(0), { instanceOf: RangeError })
+  for (const bad of [0, -1, 1.5, NaN, 2 ** 32, '3']) {
+    const err = t.throws(() => new RingBuffer(bad as number), { instanceOf: ConfigError })
+    t.is(err!.code, 'ERR_SPILLWAY_INVALID_CONFIG')
+    t.deepEqual(err!.problems.map((p) => p.field), ['capacity'], String(bad))
+  }
+})
+
+test('timeline options are checked: intervalMs ≥ 1 ms (0 would spin the event loop) and a positive capacity', (t) => {
+  // Options are checked before the scheduler is ever read.
+  const scheduler = undefined as unknown as ConstructorParameters<typeof TimelineSampler>[0]
+  for (const intervalMs of [0, -5, 0.5, NaN, Infinity, '500']) {
+    const err = t.throws(() => new TimelineSampler(scheduler, { intervalMs: intervalMs as number }), { instanceOf: ConfigError })
+    t.is(err!.code, 'ERR_SPILLWAY_INVALID_CONFIG')
+    t.deepEqual(err!.problems.map((p) => p.field), ['intervalMs'], String(intervalMs))
+    t.regex(err!.message, /intervalMs: got .*; allowed: a finite number of milliseconds ≥ 1/)
+  }
+  const both = t.throws(() => new TimelineSampler(scheduler, { intervalMs: 0, capacity: 0 }), { instanceOf: ConfigError })
+  t.deepEqual(both!.problems.map((p) => p.field), ['intervalMs', 'capacity'])
+  t.regex(both!.message, /capacity: got 0; allowed: an integer number of samples/)
 })
 
 test('/events streams live updates as Server-Sent Events', async (t) => {

@@ -1,7 +1,7 @@
 import test from 'ava'
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { SpillBuffer } from 'spillway'
+import { SpillBuffer, SpillwayError } from 'spillway'
 import { scratch } from './helpers'
 
 const MiB = 1 << 20
@@ -64,4 +64,32 @@ test("a Buffer from get is the caller's own: writing into it never changes the h
     t.true(again.every((b) => b === fill), key)
   }
   await buf.close()
+})
+
+test('generate and reduce reject mistyped arguments with a code naming the field, before the binding sees them', async (t) => {
+  const buf = new SpillBuffer({ dir: join(scratch(t), 'args'), memoryLimit: 4 * MiB })
+  t.teardown(() => buf.close())
+  const spec = { kind: 'random', seed: 1, chunkId: 0, len: 8 }
+  const cases: [unknown, RegExp][] = [
+    [{ ...spec, seed: '1' }, /spec\.seed: got "1"; allowed: a non-negative safe integer/],
+    [{ ...spec, len: 2.5 }, /spec\.len: got 2\.5/],
+    [{ ...spec, kind: 1 }, /spec\.kind: got 1; allowed: 'random' or 'randint'/],
+    [{ ...spec, kind: 'randint', low: 0.5, high: 5 }, /spec\.low: got 0\.5; allowed: a safe integer/],
+    [null, /spec: got null; allowed: an object/],
+  ]
+  for (const [bad, message] of cases) {
+    const err = await t.throwsAsync(buf.generate('k', bad as any), { instanceOf: SpillwayError })
+    t.is(err!.code, 'ERR_SPILLWAY_INVALID_ARGUMENT', message.source)
+    t.regex(err!.message, message)
+  }
+  // A wrong value of a well-typed field is the binding's to reject, under the same code.
+  const negative = await t.throwsAsync(buf.generate('k', { ...spec, seed: -1 }), { instanceOf: SpillwayError })
+  t.is(negative!.code, 'ERR_SPILLWAY_INVALID_ARGUMENT')
+  t.false(buf.has('k'))
+
+  t.is(await buf.generate('k', spec), 64)
+  const both = await t.throwsAsync(buf.reduce('k', 1 as any, 2 as any), { instanceOf: SpillwayError })
+  t.is(both!.code, 'ERR_SPILLWAY_INVALID_ARGUMENT')
+  t.regex(both!.message, /dtype: got 1; allowed: 'float64' or 'int64'[\s\S]*op: got 2; allowed: 'sum'/)
+  t.is((await buf.reduce('k', 'float64', 'count'))?.count, 8)
 })

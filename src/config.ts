@@ -180,7 +180,8 @@ export class SetupConfig {
     let base: SetupOptions = {}
     const profileName = raw.profile
     if (profileName !== undefined && profileName !== null) {
-      const found = typeof profileName === 'string' ? PROFILES[profileName] : undefined
+      // Own names only: 'toString' or '__proto__' would otherwise find Object.prototype's members.
+      const found = typeof profileName === 'string' && Object.hasOwn(PROFILES, profileName) ? PROFILES[profileName] : undefined
       if (found) base = found.options
       // A non-string profile is reported by the type check below.
       else if (typeof profileName === 'string') problems.push({ field: 'profile', value: profileName, allowed: `one of ${Object.keys(PROFILES).join(', ')}` })

@@ -27,14 +27,30 @@ function show(v: unknown): string {
   }
 }
 
+function listProblems(what: string, problems: ConfigProblem[]): string {
+  const lines = problems.map((p) => `  - ${p.field}: got ${show(p.value)}; allowed: ${p.allowed}`)
+  return `invalid spillway ${what} (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${lines.join('\n')}`
+}
+
 export class ConfigError extends SpillwayError {
   readonly problems: ConfigProblem[]
   constructor(problems: ConfigProblem[], what = 'configuration') {
-    const lines = problems.map((p) => `  - ${p.field}: got ${show(p.value)}; allowed: ${p.allowed}`)
-    super('ERR_SPILLWAY_INVALID_CONFIG', `invalid spillway ${what} (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${lines.join('\n')}`, {
-      problems,
-    })
+    super('ERR_SPILLWAY_INVALID_CONFIG', listProblems(what, problems), { problems })
     this.name = 'ConfigError'
+    this.problems = problems
+  }
+}
+
+/**
+ * Bad arguments to a native call, caught before napi turns them into an
+ * uncoded conversion error. It carries the binding's own code, so a wrong
+ * type and a wrong value of the same argument are told apart the same way.
+ */
+export class ArgumentError extends SpillwayError {
+  readonly problems: ConfigProblem[]
+  constructor(problems: ConfigProblem[], what: string) {
+    super('ERR_SPILLWAY_INVALID_ARGUMENT', listProblems(what, problems), { problems })
+    this.name = 'ArgumentError'
     this.problems = problems
   }
 }

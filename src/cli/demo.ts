@@ -4,9 +4,10 @@
 // the timeline (as an SVG), the codec comparison, the conservative config
 // and the tuning summary. --json prints every figure instead.
 
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
 import { validCodecNames } from '../codecs'
 import { progressEnabled } from '../progress'
 import { timelineChart } from '../reporting/chart'
@@ -76,6 +77,23 @@ function help(): string {
   ].join('\n')
 }
 
+/**
+ * Writes 0600 through a fresh temp file in the same directory and a rename,
+ * so a symlink planted at `path` (e.g. in a shared --out dir) is replaced
+ * rather than followed, and no reader ever sees a half-written file.
+ */
+function writePrivate(path: string, data: string): void {
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
+  try {
+    // 'wx' refuses an existing name, a symlink included.
+    writeFileSync(tmp, data, { mode: 0o600, flag: 'wx' })
+    renameSync(tmp, path)
+  } catch (e) {
+    rmSync(tmp, { force: true })
+    throw e
+  }
+}
+
 function parseCodecs(v: unknown): string[] {
   const valid = validCodecNames()
   if (v === undefined) return valid
@@ -99,7 +117,8 @@ export async function run(argv: string[]): Promise<number> {
   const codecs = parseCodecs(f.codecs)
   const json = f.json === true
   const outDir = f.out !== undefined ? resolve(String(f.out)) : mkdtempSync(join(tmpdir(), 'spillway-demo-'))
-  mkdirSync(outDir, { recursive: true })
+  // Only this user should list or swap files in a directory we create; an existing one keeps the mode its owner chose.
+  mkdirSync(outDir, { recursive: true, mode: 0o700 })
   const chartPath = join(outDir, CHART_FILE)
   const jsonPath = join(outDir, JSON_FILE)
 
@@ -115,7 +134,7 @@ export async function run(argv: string[]): Promise<number> {
 
   const system = await systemSection(ctx)
   const pressure = await pressureSection(ctx, p)
-  writeFileSync(chartPath, timelineChart(pressure.timeline, { title: `Memory and spill during the pressure test (${p.n}×${p.n} float64)` }))
+  writePrivate(chartPath, timelineChart(pressure.timeline, { title: `Memory and spill during the pressure test (${p.n}×${p.n} float64)` }))
   timelineSection(ctx, pressure.timeline, chartPath)
   const compression = await compressionSection(ctx, sz.compression, codecs)
   const conservative = conservativeSection(ctx)
@@ -134,7 +153,7 @@ export async function run(argv: string[]): Promise<number> {
     wallSeconds: (performance.now() - start) / 1000,
   }
   const text = JSON.stringify(figures, null, 2)
-  writeFileSync(jsonPath, text + '\n')
+  writePrivate(jsonPath, text + '\n')
   if (json) {
     process.stdout.write(text + '\n')
   } else {

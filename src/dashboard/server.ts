@@ -3,7 +3,7 @@
 // timeline sample. Loopback only unless an address is asked for.
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { isIP, type AddressInfo } from 'node:net'
 import { hostname } from 'node:os'
 import type { Client } from '../client'
 import { SpillwayError } from '../errors'
@@ -34,17 +34,28 @@ const SECURITY_HEADERS = {
   'Content-Security-Policy': "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'",
 }
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
-
+/**
+ * Only literals and `localhost` count: a name such as `127.evil.example` can
+ * resolve to 127.0.0.1 and must not pass for loopback (DNS rebinding).
+ */
 export function isLoopback(address: string): boolean {
-  return LOOPBACK.has(address) || address.startsWith('127.')
+  const h = address.toLowerCase()
+  if (h === 'localhost' || h === '::1' || h === '[::1]') return true
+  return isIP(h) === 4 && h.startsWith('127.')
 }
 
-/** The host part of a Host header, without its port or IPv6 brackets. */
+/**
+ * The host part of a Host header, without its port or IPv6 brackets; '' when
+ * the header is missing or malformed, which no check accepts.
+ */
 function hostOf(header: string | undefined): string {
   if (!header) return ''
-  if (header.startsWith('[')) return header.slice(1, header.indexOf(']'))
-  return header.replace(/:\d+$/, '')
+  if (header.startsWith('[')) {
+    const m = /^\[([^\]]+)\](?::\d*)?$/.exec(header)
+    return m ? m[1] : ''
+  }
+  const m = /^([^:]+)(?::\d*)?$/.exec(header)
+  return m ? m[1] : ''
 }
 
 export function dashboardUrl(address: string, port: number): string {

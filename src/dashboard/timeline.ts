@@ -3,6 +3,7 @@
 // into a bounded ring buffer, so a long run costs a fixed amount of memory.
 
 import type { Scheduler } from '../cluster/scheduler'
+import { ConfigError, type ConfigProblem } from '../errors'
 import { workerInMemoryBytes, workerSpillBytes } from '../reporting/workers'
 
 export interface WorkerSample {
@@ -32,6 +33,12 @@ export interface TimelineJSON {
   points: TimelineSample[]
 }
 
+function capacityProblem(capacity: unknown): ConfigProblem | undefined {
+  // The upper bound is the longest array JS can allocate.
+  if (Number.isInteger(capacity) && (capacity as number) >= 1 && (capacity as number) <= 2 ** 32 - 1) return undefined
+  return { field: 'capacity', value: capacity, allowed: 'an integer number of samples from 1 to 4294967295' }
+}
+
 /** A fixed-capacity FIFO: pushing past capacity drops the oldest item. */
 export class RingBuffer<T> {
   readonly #items: (T | undefined)[]
@@ -39,7 +46,8 @@ export class RingBuffer<T> {
   #size = 0
 
   constructor(readonly capacity: number) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`ring buffer capacity must be a positive integer, got ${capacity}`)
+    const problem = capacityProblem(capacity)
+    if (problem) throw new ConfigError([problem], 'RingBuffer arguments')
     this.#items = new Array(capacity)
   }
 
@@ -82,6 +90,7 @@ export function sampleScheduler(scheduler: Scheduler, startedAt: number, now = D
 }
 
 export interface TimelineOptions {
+  /** Milliseconds between samples, ≥ 1; default 500. */
   intervalMs?: number
   /** Samples kept; 3600 at 500 ms is the last 30 minutes. */
   capacity?: number
@@ -98,8 +107,18 @@ export class TimelineSampler {
     private readonly scheduler: Scheduler,
     options: TimelineOptions = {},
   ) {
-    this.intervalMs = options.intervalMs ?? 500
-    this.#ring = new RingBuffer(options.capacity ?? 3600)
+    const intervalMs = options.intervalMs ?? 500
+    const capacity = options.capacity ?? 3600
+    const problems: ConfigProblem[] = []
+    // Below 1 ms setInterval fires back to back: the sampler would spin the event loop.
+    if (typeof intervalMs !== 'number' || !Number.isFinite(intervalMs) || intervalMs < 1) {
+      problems.push({ field: 'intervalMs', value: intervalMs, allowed: 'a finite number of milliseconds ≥ 1 (default 500)' })
+    }
+    const bad = capacityProblem(capacity)
+    if (bad) problems.push(bad)
+    if (problems.length) throw new ConfigError(problems, 'dashboard timeline options')
+    this.intervalMs = intervalMs
+    this.#ring = new RingBuffer(capacity)
   }
 
   get running(): boolean {
