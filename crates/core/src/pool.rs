@@ -31,6 +31,26 @@ pub fn take(len: usize, fresh: impl FnOnce(usize) -> Vec<u8>) -> Vec<u8> {
     fresh(len)
 }
 
+/// An empty buffer with room for `len` bytes, for a reader that fills it
+/// (`read_to_end`): unlike `take`, nothing is zeroed first, which for a
+/// chunk read from disk would be a whole extra pass over it.
+pub fn take_empty(len: usize) -> Vec<u8> {
+    if len >= MIN_POOLED {
+        let mut p = pool();
+        if let Some(i) = p.iter().position(|v| v.len() == len) {
+            let mut v = p.swap_remove(i);
+            v.clear();
+            return v;
+        }
+    }
+    let v = Vec::with_capacity(len);
+    #[cfg(target_os = "linux")]
+    if len >= HUGE_MIN {
+        advise_huge(v.as_ptr(), len);
+    }
+    v
+}
+
 /// Returns a buffer for reuse (or drops it when the pool is full).
 pub fn give(v: Vec<u8>) {
     if v.len() < MIN_POOLED || v.len() > MAX_BYTES {

@@ -11,9 +11,10 @@
 //! any allocation is made from it.
 
 use std::borrow::Cow;
+use std::hash::Hasher;
 use std::io::Write;
 
-use xxhash_rust::xxh3::Xxh3;
+use twox_hash::XxHash3_64;
 
 use super::{raw, Codec};
 use crate::error::{Error, Result};
@@ -52,10 +53,19 @@ impl FrameHeader {
     }
 
     fn checksum_of(prefix: &[u8], payload: &[u8]) -> u64 {
-        let mut h = Xxh3::new();
-        h.update(prefix);
-        h.update(payload);
-        h.digest()
+        let mut h = XxHash3_64::new();
+        h.write(prefix);
+        h.write(payload);
+        h.finish()
+    }
+
+    /// A hasher that has seen the header: feed it the payload in pieces as
+    /// they arrive (while they are still in cache) and pass `finish()` to
+    /// `decode_checked`, instead of a second pass over the whole payload.
+    pub fn payload_hasher(&self) -> impl Hasher {
+        let mut h = XxHash3_64::new();
+        h.write(&self.prefix());
+        h
     }
 
     pub fn to_bytes(&self) -> [u8; HEADER_LEN] {
@@ -99,25 +109,32 @@ impl FrameHeader {
     /// Verifies the payload against the checksum and decodes it. A raw payload
     /// is returned as is, without a copy.
     pub fn decode_payload(&self, payload: Vec<u8>) -> Result<Vec<u8>> {
-        self.verify(&payload)?;
+        let checksum = Self::checksum_of(&self.prefix(), &payload);
+        self.decode_checked(payload, checksum)
+    }
+
+    /// Like `decode_payload`, with the payload's checksum already computed
+    /// by a `payload_hasher`.
+    pub fn decode_checked(&self, payload: Vec<u8>, checksum: u64) -> Result<Vec<u8>> {
+        self.check(payload.len(), checksum)?;
         if self.codec == Codec::None {
             return Ok(payload);
         }
         self.decode_verified(&payload)
     }
 
-    fn verify(&self, payload: &[u8]) -> Result<()> {
-        if payload.len() as u64 != self.payload_len {
-            return Err(Error::corrupt(format!(
-                "payload is {} bytes, header declares {}",
-                payload.len(),
-                self.payload_len
-            )));
+    fn check(&self, payload_len: usize, checksum: u64) -> Result<()> {
+        if payload_len as u64 != self.payload_len {
+            return Err(Error::corrupt(format!("payload is {payload_len} bytes, header declares {}", self.payload_len)));
         }
-        if Self::checksum_of(&self.prefix(), payload) != self.checksum {
+        if checksum != self.checksum {
             return Err(Error::corrupt("checksum mismatch"));
         }
         Ok(())
+    }
+
+    fn verify(&self, payload: &[u8]) -> Result<()> {
+        self.check(payload.len(), Self::checksum_of(&self.prefix(), payload))
     }
 
     fn decode_verified(&self, payload: &[u8]) -> Result<Vec<u8>> {

@@ -2,13 +2,17 @@
 //! are a hash of the key, so no key can name a path outside the directory.
 
 use std::fs::{self, File, OpenOptions};
+use std::hash::Hasher;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use xxhash_rust::xxh3::xxh3_128;
+use twox_hash::XxHash3_128;
 
 use crate::codec::{Encoded, FrameHeader, HEADER_LEN};
 use crate::error::{Error, Result};
+
+/// Small enough to stay in L2 between the read and its checksum.
+const READ_BLOCK: u64 = 256 << 10;
 
 #[derive(Debug)]
 pub struct DiskStore {
@@ -99,7 +103,7 @@ impl DiskStore {
     /// Each version of a key gets its own file, so a slow writer of an old
     /// version can never overwrite the file of a newer one.
     pub fn path_of(&self, key: &str, version: u64) -> PathBuf {
-        self.dir.join(format!("{:032x}-{version:x}.spill", xxh3_128(key.as_bytes())))
+        self.dir.join(format!("{:032x}-{version:x}.spill", XxHash3_128::oneshot(key.as_bytes())))
     }
 
     /// Writes a frame completely, then renames it into place: a reader never
@@ -149,10 +153,23 @@ impl DiskStore {
                 HEADER_LEN as u64 + header.payload_len
             )));
         }
-        // read_exact fills every byte, so a pooled buffer's stale contents never show.
-        let mut payload = crate::pool::take(header.payload_len as usize, crate::pool::fresh);
-        f.read_exact(&mut payload).map_err(|e| Error::io("read spill file", &path, e))?;
-        header.decode_payload(payload)
+        // Checksummed block by block as it arrives, while each block is still
+        // in cache: one pass over memory instead of two.
+        let n = header.payload_len;
+        let mut payload = crate::pool::take_empty(n as usize);
+        let mut hasher = header.payload_hasher();
+        loop {
+            let start = payload.len();
+            let got = (&mut f)
+                .take(READ_BLOCK.min(n - start as u64))
+                .read_to_end(&mut payload)
+                .map_err(|e| Error::io("read spill file", &path, e))?;
+            if got == 0 {
+                break;
+            }
+            hasher.write(&payload[start..]);
+        }
+        header.decode_checked(payload, hasher.finish())
     }
 
     pub fn remove(&self, key: &str, version: u64) {
