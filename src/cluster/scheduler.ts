@@ -167,7 +167,13 @@ export class Scheduler extends EventEmitter {
       .request<RunResult>({ op: 'run', key: t.key, task: t.task })
       .then(
         (res) => {
-          if (!w.alive || t.worker !== w || t.state !== 'processing') return
+          if (!w.alive) return
+          if (t.worker !== w || t.state !== 'processing') {
+            // Released while running: the worker stored the chunk after (or
+            // without) seeing the release, so nothing would ever free it.
+            this.#discard(t.key, w)
+            return
+          }
           w.processing.delete(t)
           t.state = 'memory'
           t.nbytes = res.nbytes
@@ -247,6 +253,13 @@ export class Scheduler extends EventEmitter {
     return out
   }
 
+  /** Frees the chunk a run produced after its key was released, unless the key was submitted again and lives there now. */
+  #discard(key: string, w: WorkerHandle): void {
+    const current = this.tasks.get(key)
+    if (current?.worker === w && (current.state === 'processing' || current.state === 'memory')) return
+    w.rpc.request({ op: 'release', keys: [key] }).catch(() => {})
+  }
+
   /** Forgets keys and frees them on their workers. */
   release(keys: string[]): void {
     const byWorker = new Map<WorkerHandle, string[]>()
@@ -259,6 +272,10 @@ export class Scheduler extends EventEmitter {
         w.held.delete(t)
         w.heldBytes -= t.nbytes
       }
+      // A running task no longer counts towards its worker's load, nor is
+      // it rerun if that worker dies; its result is discarded when it lands.
+      if (w) w.processing.delete(t)
+      t.worker = undefined
       if (w) (byWorker.get(w) ?? byWorker.set(w, []).get(w)!).push(k)
       t.state = 'erred'
       t.error = new SpillwayError('ERR_SPILLWAY_RELEASED', `key ${k} was released`)
