@@ -3,6 +3,7 @@
 // as soon as its parent goes away, so a crashed scheduler leaves no workers.
 
 import { join } from 'node:path'
+import { SpillwayError } from '../errors'
 import { native } from '../native'
 import { SpillBuffer } from '../spill-buffer'
 import { memoryAction } from './memory-policy'
@@ -126,7 +127,7 @@ async function handle(req: Request): Promise<unknown> {
     timers.push(setInterval(heartbeat, config.heartbeatMs), setInterval(watchMemory, config.monitorMs))
     return { pid: process.pid }
   }
-  if (!buffer) throw new Error(`worker got ${req.op} before start`)
+  if (!buffer) throw new SpillwayError('ERR_SPILLWAY_PROTOCOL', `worker got ${req.op} before start`, { op: req.op })
   switch (req.op) {
     case 'run': {
       await slot()
