@@ -57,9 +57,14 @@ export interface RunResult {
   metrics?: WorkerMetrics
 }
 
+/** Codes of a chunk read that failed for that chunk alone: its spill file is missing, unreadable or corrupt. */
+export const UNREADABLE_CODES: ReadonlySet<string> = new Set(['ERR_SPILLWAY_IO', 'ERR_SPILLWAY_CORRUPT_FRAME'])
+
 export interface ReduceManyResult {
-  /** One per key, null where the key is not held. */
+  /** One per key, null where the key is not held or could not be read. */
   partials: (Partial | null)[]
+  /** Keys whose chunk could not be read back (one of UNREADABLE_CODES). */
+  unreadable?: Array<{ key: string; code: string; message: string }>
 }
 
 export interface ReduceResult {

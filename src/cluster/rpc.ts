@@ -3,7 +3,7 @@
 // waiting.
 
 import { SpillwayError } from '../errors'
-import type { Request, SchedulerToWorker, WorkerToScheduler, WorkerMetrics } from './protocol'
+import type { ErrorPayload, Request, SchedulerToWorker, WorkerToScheduler, WorkerMetrics } from './protocol'
 import type { Transport } from './transport'
 
 export class WorkerLostError extends SpillwayError {
@@ -11,6 +11,16 @@ export class WorkerLostError extends SpillwayError {
     super('ERR_SPILLWAY_WORKER_LOST', `worker ${address} was lost`, { address })
     this.name = 'WorkerLostError'
   }
+}
+
+/**
+ * A worker's failure as one of spillway's stable codes: a foreign code (a
+ * system call's ENOENT, the binding's StringExpected) would become API by
+ * leaking through, so it is kept in details only.
+ */
+function workerError(e: ErrorPayload): SpillwayError {
+  if (typeof e.code === 'string' && e.code.startsWith('ERR_SPILLWAY_')) return new SpillwayError(e.code, e.message)
+  return new SpillwayError('ERR_SPILLWAY_TASK', e.message, e.code === undefined ? {} : { originalCode: e.code })
 }
 
 interface Pending {
@@ -36,7 +46,7 @@ export class WorkerRpc {
         if (!p) return
         this.#pending.delete(msg.id)
         if (msg.ok) p.resolve(msg.result)
-        else p.reject(new SpillwayError(msg.error.code ?? 'ERR_SPILLWAY_TASK', msg.error.message))
+        else p.reject(workerError(msg.error))
       }
     })
     transport.onClose(() => {

@@ -16,6 +16,9 @@ export const ALLOWED_KILLS = 3
 /** Keys per reduce request: tiny chunks then cost one round trip per batch. */
 const REDUCE_BATCH = 64
 
+/** Times one reduction recomputes a chunk its worker could not read back before failing it. */
+export const MAX_RECOMPUTES = 3
+
 export interface TaskSubmission {
   key: string
   task: TaskFn
@@ -167,7 +170,13 @@ export class Scheduler extends EventEmitter {
       .request<RunResult>({ op: 'run', key: t.key, task: t.task })
       .then(
         (res) => {
-          if (!w.alive || t.worker !== w || t.state !== 'processing') return
+          if (!w.alive) return
+          if (t.worker !== w || t.state !== 'processing') {
+            // Released while running: the worker stored the chunk after (or
+            // without) seeing the release, so nothing would ever free it.
+            this.#discard(t.key, w)
+            return
+          }
           w.processing.delete(t)
           t.state = 'memory'
           t.nbytes = res.nbytes
@@ -192,15 +201,15 @@ export class Scheduler extends EventEmitter {
       })
   }
 
-  /** Reduces each key where it lives, recomputing chunks of lost workers. */
   /**
    * Reduces each key where it lives, in batches per worker, recomputing the
-   * chunks of lost workers. `releaseEach` frees chunks once reduced (for
-   * arrays never persisted).
+   * chunks of lost workers and those a worker can no longer read back.
+   * `releaseEach` frees chunks once reduced (for arrays never persisted).
    */
   async reduce(keys: string[], dtype: string, op: string, concurrency = 8, releaseEach = false): Promise<Partial[]> {
     const out: Partial[] = new Array(keys.length)
     const records = keys.map((k) => this.#record(k))
+    const recomputes = new Map<TaskRecord, number>()
     let remaining = records.map((_, i) => i)
     while (remaining.length) {
       const byWorker = new Map<WorkerHandle, number[]>()
@@ -225,16 +234,31 @@ export class Scheduler extends EventEmitter {
       const lane = async () => {
         while (next < batches.length) {
           const [w, idx] = batches[next++]
+          let lost: SpillwayError | undefined
           try {
             const res = await w.rpc.request<ReduceManyResult>({ op: 'reduce-many', keys: idx.map((i) => keys[i]), dtype, reduceOp: op })
+            const unreadable = new Map((res.unreadable ?? []).map((u) => [u.key, u]))
             res.partials.forEach((p, j) => {
-              if (!p) return
-              out[idx[j]] = p
-              done.add(idx[j])
+              if (p) {
+                out[idx[j]] = p
+                done.add(idx[j])
+                return
+              }
+              const t = records[idx[j]]
+              // Not held where the scheduler placed it (a spill file gone or
+              // corrupt, or the chunk missing): compute it again from its task.
+              if (t.state === 'memory' && t.worker === w) {
+                const u = unreadable.get(t.key)
+                const n = (recomputes.get(t) ?? 0) + 1
+                recomputes.set(t, n)
+                this.#recompute(t, w)
+                if (n > MAX_RECOMPUTES) lost ??= chunkLost(t.key, w.address, u ? `${u.code}: ${u.message}` : 'the worker no longer held it')
+              }
             })
+            if (lost) throw lost
             if (releaseEach) this.release(idx.filter((i) => done.has(i)).map((i) => keys[i]))
           } catch (err) {
-            if (!(err instanceof WorkerLostError || !w.alive)) throw err
+            if (err === lost || !(err instanceof WorkerLostError || !w.alive)) throw err
           }
         }
       }
@@ -245,6 +269,26 @@ export class Scheduler extends EventEmitter {
       if (remaining.length === before) await new Promise((r) => setTimeout(r, 10))
     }
     return out
+  }
+
+  /** Drops a chunk its worker cannot hand back and queues its task again. */
+  #recompute(t: TaskRecord, w: WorkerHandle): void {
+    w.held.delete(t)
+    w.heldBytes -= t.nbytes
+    t.worker = undefined
+    t.state = 'queued'
+    this.#queue.unshift(t)
+    // Sent before the task can be placed again, so it never deletes a rerun
+    // on this worker.
+    w.rpc.request({ op: 'release', keys: [t.key] }).catch(() => {})
+    this.pump()
+  }
+
+  /** Frees the chunk a run produced after its key was released, unless the key was submitted again and lives there now. */
+  #discard(key: string, w: WorkerHandle): void {
+    const current = this.tasks.get(key)
+    if (current?.worker === w && (current.state === 'processing' || current.state === 'memory')) return
+    w.rpc.request({ op: 'release', keys: [key] }).catch(() => {})
   }
 
   /** Forgets keys and frees them on their workers. */
@@ -259,6 +303,10 @@ export class Scheduler extends EventEmitter {
         w.held.delete(t)
         w.heldBytes -= t.nbytes
       }
+      // A running task no longer counts towards its worker's load, nor is
+      // it rerun if that worker dies; its result is discarded when it lands.
+      if (w) w.processing.delete(t)
+      t.worker = undefined
       if (w) (byWorker.get(w) ?? byWorker.set(w, []).get(w)!).push(k)
       t.state = 'erred'
       t.error = new SpillwayError('ERR_SPILLWAY_RELEASED', `key ${k} was released`)
@@ -307,6 +355,19 @@ export class Scheduler extends EventEmitter {
     }
     this.#queue = []
   }
+}
+
+/**
+ * A chunk that could not be read back MAX_RECOMPUTES times in one reduction
+ * (a disk losing every write). Its task stays queued, so a later reduction
+ * finds it again.
+ */
+function chunkLost(key: string, worker: string, reason: string): SpillwayError {
+  return new SpillwayError(
+    'ERR_SPILLWAY_CHUNK_LOST',
+    `chunk ${JSON.stringify(key)} could not be read back after ${MAX_RECOMPUTES} recomputes (last on ${worker}: ${reason})`,
+    { key, worker, recomputes: MAX_RECOMPUTES, reason },
+  )
 }
 
 type Partial_<T> = { [K in keyof T]?: T[K] }

@@ -3,10 +3,12 @@
 // as soon as its parent goes away, so a crashed scheduler leaves no workers.
 
 import { join } from 'node:path'
+import { SpillwayError } from '../errors'
 import { native } from '../native'
 import { SpillBuffer } from '../spill-buffer'
 import { memoryAction } from './memory-policy'
-import type { Request, SchedulerToWorker, Thresholds, WorkerMetrics, WorkerStart, WorkerStatus, WorkerToScheduler } from './protocol'
+import { UNREADABLE_CODES } from './protocol'
+import type { ReduceManyResult, Request, SchedulerToWorker, Thresholds, WorkerMetrics, WorkerStart, WorkerStatus, WorkerToScheduler } from './protocol'
 import { ParentTransport } from './transport'
 import { RUNNERS } from './worker-tasks'
 
@@ -125,7 +127,7 @@ async function handle(req: Request): Promise<unknown> {
     timers.push(setInterval(heartbeat, config.heartbeatMs), setInterval(watchMemory, config.monitorMs))
     return { pid: process.pid }
   }
-  if (!buffer) throw new Error(`worker got ${req.op} before start`)
+  if (!buffer) throw new SpillwayError('ERR_SPILLWAY_PROTOCOL', `worker got ${req.op} before start`, { op: req.op })
   switch (req.op) {
     case 'run': {
       await slot()
@@ -148,16 +150,22 @@ async function handle(req: Request): Promise<unknown> {
       const b = buffer
       const m = b.metrics()
       const perRead = Math.ceil((m.managedBytes / Math.max(1, m.memoryCount + m.diskCount)) * 1.4)
-      return {
-        partials: await mapLimited(req.keys, config!.nthreads + 1, async (k) => {
-          transientBytes += perRead
-          try {
-            return await b.reduce(k, req.dtype, req.reduceOp)
-          } finally {
-            transientBytes -= perRead
-          }
-        }),
-      }
+      // One bad spill file must not fail the batch: the scheduler recomputes
+      // that chunk and reduces the rest as they are.
+      const unreadable: NonNullable<ReduceManyResult['unreadable']> = []
+      const partials = await mapLimited(req.keys, config!.nthreads + 1, async (k) => {
+        transientBytes += perRead
+        try {
+          return await b.reduce(k, req.dtype, req.reduceOp)
+        } catch (e: any) {
+          if (!UNREADABLE_CODES.has(e?.code)) throw e
+          unreadable.push({ key: k, code: e.code, message: String(e.message) })
+          return null
+        } finally {
+          transientBytes -= perRead
+        }
+      })
+      return { partials, unreadable } satisfies ReduceManyResult
     }
     case 'release':
       for (const k of req.keys) buffer.delete(k)

@@ -1,0 +1,49 @@
+import test from 'ava'
+import { random, schedulerWorkers } from 'spillway'
+import { cluster, until } from './cluster-helpers'
+
+const managed = async (client: Parameters<typeof schedulerWorkers>[0]) =>
+  Object.values(await schedulerWorkers(client)).reduce((s, w) => s + ((w.metrics as any).managedBytes ?? 0), 0)
+
+test('an array released while its tasks still run leaves nothing held on the workers or counted by the scheduler', async (t) => {
+  const { client } = await cluster(t)
+  const s = client.scheduler
+  const x = await client.persist(random.random([4_000_000], { chunks: 250_000, seed: 5 }))
+  // Each worker has up to 4 runs queued behind its one thread at this point.
+  t.true([...s.tasks.values()].some((r) => r.state === 'processing'), 'tasks are still running')
+  x.release()
+  t.is(s.tasks.size, 0)
+  for (const w of Object.values(await schedulerWorkers(client))) t.is(w.tasks.processing, 0, `${w.address} still counts released tasks`)
+  for (const w of s.workers.values()) t.is(w.load(), 0)
+  await until(async () => (await managed(client)) === 0, 10_000, 'the workers to free every released chunk')
+  t.is(await managed(client), 0)
+})
+
+test('a worker lost after a release does not bring the released tasks back', async (t) => {
+  const { client } = await cluster(t)
+  const s = client.scheduler
+  const x = await client.persist(random.random([4_000_000], { chunks: 250_000, seed: 6 }))
+  const victim = Object.values(await schedulerWorkers(client))[0]
+  x.release()
+  process.kill(victim.pid, 'SIGKILL')
+  await until(() => s.lostWorkers === 1 && s.workers.size === 2, 20_000, 'a replacement worker')
+  await until(async () => (await managed(client)) === 0, 10_000, 'the workers to hold nothing')
+  t.is(s.tasks.size, 0)
+  for (const w of s.workers.values()) t.is(w.held.size + w.processing.size, 0)
+})
+
+test('persisting again right after a release keeps the new chunks: only the stale results are freed', async (t) => {
+  const { client } = await cluster(t)
+  // Tiny chunks, few enough that the second persist is placed on the workers
+  // while the first one's runs are still queued there, and a stale release
+  // would land after the new chunk is stored.
+  const a = random.random([4_000], { chunks: 1_000, seed: 7 })
+  ;(await client.persist(a)).release()
+  const x = await client.persist(a)
+  await x.wait()
+  // Once every run has replied, every stale result has been discarded (the
+  // release goes out before the metrics request below).
+  await until(() => [...client.scheduler.workers.values()].every((w) => w.inflight === 0), 10_000, 'every run to reply')
+  t.is(await managed(client), a.nbytes)
+  t.is(await client.compute(x.sum()), await client.compute(a.sum()))
+})
