@@ -18,7 +18,7 @@ export class WorkerLostError extends SpillwayError {
  * system call's ENOENT, the binding's StringExpected) would become API by
  * leaking through, so it is kept in details only.
  */
-function workerError(e: ErrorPayload): SpillwayError {
+export function workerError(e: ErrorPayload): SpillwayError {
   if (typeof e.code === 'string' && e.code.startsWith('ERR_SPILLWAY_')) return new SpillwayError(e.code, e.message)
   return new SpillwayError('ERR_SPILLWAY_TASK', e.message, e.code === undefined ? {} : { originalCode: e.code })
 }
