@@ -53,6 +53,8 @@ type Partial_<T> = { [K in keyof T]?: T[K] }
 
 export interface RunResult {
   nbytes: number
+  /** The key was released while the run waited for a slot: nothing was stored. */
+  skipped?: boolean
   /** Sent at most every few tens of ms: heartbeats carry the rest. */
   metrics?: WorkerMetrics
 }

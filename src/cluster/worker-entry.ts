@@ -8,7 +8,7 @@ import { native } from '../native'
 import { SpillBuffer } from '../spill-buffer'
 import { memoryAction } from './memory-policy'
 import { UNREADABLE_CODES } from './protocol'
-import type { ReduceManyResult, Request, SchedulerToWorker, Thresholds, WorkerMetrics, WorkerStart, WorkerStatus, WorkerToScheduler } from './protocol'
+import type { ReduceManyResult, Request, RunResult, SchedulerToWorker, Thresholds, WorkerMetrics, WorkerStart, WorkerStatus, WorkerToScheduler } from './protocol'
 import { ParentTransport } from './transport'
 import { RUNNERS } from './worker-tasks'
 
@@ -28,6 +28,12 @@ const timers: NodeJS.Timeout[] = []
 const ready: Array<() => void> = []
 let running = 0
 let lastMetricsAt = 0
+// Runs wait for a slot; one whose key is released meanwhile is skipped, not
+// computed only to be freed. Requests are numbered so a run sent after the
+// release (the key persisted again) still runs.
+let requestSeq = 0
+const waitingRuns = new Map<string, number>()
+const releasedAt = new Map<string, number>()
 
 function slot(): Promise<void> {
   if (running < config!.nthreads && status === 'running' && ready.length === 0) {
@@ -130,7 +136,21 @@ async function handle(req: Request): Promise<unknown> {
   if (!buffer) throw new SpillwayError('ERR_SPILLWAY_PROTOCOL', `worker got ${req.op} before start`, { op: req.op })
   switch (req.op) {
     case 'run': {
-      await slot()
+      const seq = ++requestSeq
+      waitingRuns.set(req.key, (waitingRuns.get(req.key) ?? 0) + 1)
+      try {
+        await slot()
+      } finally {
+        const left = waitingRuns.get(req.key)! - 1
+        if (left) waitingRuns.set(req.key, left)
+        else waitingRuns.delete(req.key)
+      }
+      const released = (releasedAt.get(req.key) ?? 0) > seq
+      if (!waitingRuns.has(req.key)) releasedAt.delete(req.key)
+      if (released) {
+        freeSlot()
+        return { nbytes: 0, skipped: true } satisfies RunResult
+      }
       counts.executing++
       try {
         const nbytes = await RUNNERS[req.task.fn](buffer, req.key, req.task)
@@ -168,7 +188,10 @@ async function handle(req: Request): Promise<unknown> {
       return { partials, unreadable } satisfies ReduceManyResult
     }
     case 'release':
-      for (const k of req.keys) buffer.delete(k)
+      for (const k of req.keys) {
+        buffer.delete(k)
+        if (waitingRuns.has(k)) releasedAt.set(k, ++requestSeq)
+      }
       return { metrics: metrics() }
     case 'set-thresholds': {
       const next = { ...thresholds, ...req.thresholds }
