@@ -1,5 +1,5 @@
 import test from 'ava'
-import { availableCodecs, compress, decompress, frameInfo, generateChunk } from 'spillway'
+import { availableCodecs, compress, decompress, frameInfo, generateChunk, reduceChunk } from 'spillway'
 
 test('availableCodecs lists every compiled codec', (t) => {
   t.deepEqual(availableCodecs().sort(), ['lz4', 'none', 'snappy', 'zlib', 'zstd'])
@@ -38,4 +38,13 @@ test('corrupt, truncated and foreign frames are rejected, never decoded wrongly'
   await t.throwsAsync(() => decompress(flipped), { code: 'ERR_SPILLWAY_CORRUPT_FRAME' })
   await t.throwsAsync(() => decompress(frame.subarray(0, frame.length - 1)), { code: 'ERR_SPILLWAY_CORRUPT_FRAME' })
   await t.throwsAsync(() => decompress(Buffer.from('not a frame at all, just some text')), { code: 'ERR_SPILLWAY_CORRUPT_FRAME' })
+})
+
+test('generateChunk and reduceChunk name each mistyped argument', async (t) => {
+  const g = await t.throwsAsync(() => generateChunk({ kind: 'random', seed: 1.5, chunkId: -1, len: 8 } as any), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT' })
+  t.regex(g!.message, /spec\.seed/)
+  t.regex(g!.message, /spec\.chunkId/)
+  const r = await t.throwsAsync(() => reduceChunk(Buffer.alloc(8), 'float64', 42 as any), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT' })
+  t.regex(r!.message, /op/)
+  t.is((await reduceChunk(new Float64Array([1, 2]), 'float64', 'sum')).sum, 3)
 })

@@ -1,6 +1,6 @@
 import test from 'ava'
 import { Writable } from 'node:stream'
-import { Client, ProgressBar, progressEnabled, random, setupClient, taskProgress, withProgress } from 'spillway'
+import { Client, monitor, ProgressBar, progressEnabled, random, setupClient, taskProgress, withProgress } from 'spillway'
 
 /** A stream that says it is a terminal and keeps what is written. */
 function fakeTty(isTTY = true) {
@@ -100,4 +100,19 @@ test('on a real cluster: the bar follows persist to every chunk held, and persis
   t.true(Math.abs(mean - 0.5) < 0.01)
   const transient = await client.compute(random.randint(0, 10, [2_000, 2_000], { chunks: 500, seed: 6 }).sum(), { progress: true })
   t.true(Math.abs(transient / 4e6 - 4.5) < 0.05)
+})
+
+test('a polling interval below 1 ms is rejected by name before anything runs, in monitor and withProgress', async (t) => {
+  let ran = false
+  const work = async () => {
+    ran = true
+    return 1
+  }
+  for (const intervalMs of [0, -5, Number.NaN, '100' as any]) {
+    const a = await t.throwsAsync(() => monitor({} as Client, work, { intervalMs }), { code: 'ERR_SPILLWAY_INVALID_CONFIG' })
+    t.regex(a!.message, /intervalMs/)
+    const b = await t.throwsAsync(() => withProgress({} as Client, [], work, { intervalMs }), { code: 'ERR_SPILLWAY_INVALID_CONFIG' })
+    t.regex(b!.message, /intervalMs/)
+  }
+  t.false(ran)
 })

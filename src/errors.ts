@@ -17,6 +17,15 @@ export interface ConfigProblem {
   allowed: string
 }
 
+/**
+ * The problem with a polling interval, if any. Below 1 ms setInterval fires
+ * back to back, so a sampler would spin the event loop.
+ */
+export function intervalProblem(value: unknown, defaultMs: number, field = 'intervalMs'): ConfigProblem | undefined {
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 1) return undefined
+  return { field, value, allowed: `a finite number of milliseconds ≥ 1 (default ${defaultMs})` }
+}
+
 function show(v: unknown): string {
   if (typeof v === 'string') return JSON.stringify(v)
   if (v === undefined) return 'undefined'

@@ -5,6 +5,7 @@
 import { Presets, SingleBar } from 'cli-progress'
 import type { ChunkedArray } from './array/array'
 import type { Client } from './client'
+import { ConfigError, intervalProblem } from './errors'
 import { workerSpillBytes } from './reporting/workers'
 
 /** A stream the bar can draw on; only `isTTY` streams get a bar. */
@@ -138,6 +139,9 @@ export async function withProgress<T>(
   work: Promise<T> | (() => Promise<T> | T),
   options: WithProgressOptions = {},
 ): Promise<T> {
+  const interval = options.intervalMs ?? 150
+  const bad = intervalProblem(interval, 150)
+  if (bad) throw new ConfigError([bad], 'withProgress options')
   const keys = Array.isArray(target) ? (target as readonly string[]) : (target as ChunkedArray).keys()
   const bar = new ProgressBar(keys.length, client.silenceLogs ? { ...options, enabled: false } : options)
   if (!bar.active) return typeof work === 'function' ? await work() : await work
@@ -147,7 +151,7 @@ export async function withProgress<T>(
     bar.update(p.done, p.spilledBytes)
   }
   poll()
-  const timer = setInterval(poll, options.intervalMs ?? 150)
+  const timer = setInterval(poll, interval)
   timer.unref()
   try {
     return typeof work === 'function' ? await work() : await work

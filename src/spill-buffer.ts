@@ -1,5 +1,6 @@
 import { validCodecNames, toBuffer } from './codecs'
-import { ArgumentError, callNative, callNativeSync, ConfigError, type ConfigProblem } from './errors'
+import { checkReduce, checkSpec } from './chunks'
+import { callNative, callNativeSync, ConfigError, type ConfigProblem } from './errors'
 import { native, type Binding } from './native'
 
 export interface SpillBufferOptions {
@@ -67,25 +68,6 @@ function validate(o: SpillBufferOptions): ConfigProblem[] {
     problems.push({ field: 'codec', value: o.codec, allowed: codecs.map((c) => `'${c}'`).join(', ') })
   }
   if (o.level !== undefined && !Number.isInteger(o.level)) problems.push({ field: 'level', value: o.level, allowed: 'an integer' })
-  return problems
-}
-
-const isPlain = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
-const isCount = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0
-
-// Types only, plus the whole-number rules napi would otherwise truncate or report without a field;
-// the binding still checks the names (kind, dtype, op) and randint's bounds, under the same code.
-function specProblems(spec: unknown): ConfigProblem[] {
-  if (!isPlain(spec)) return [{ field: 'spec', value: spec, allowed: "an object { kind: 'random' | 'randint', seed, chunkId, len, low?, high? }" }]
-  const problems: ConfigProblem[] = []
-  if (typeof spec.kind !== 'string') problems.push({ field: 'spec.kind', value: spec.kind, allowed: "'random' or 'randint'" })
-  for (const f of ['seed', 'chunkId', 'len']) {
-    if (!isCount(spec[f])) problems.push({ field: `spec.${f}`, value: spec[f], allowed: 'a non-negative safe integer' })
-  }
-  for (const f of ['low', 'high']) {
-    const v = spec[f]
-    if (v !== undefined && v !== null && !Number.isSafeInteger(v)) problems.push({ field: `spec.${f}`, value: v, allowed: 'a safe integer (randint bounds)' })
-  }
   return problems
 }
 
@@ -163,17 +145,13 @@ export class SpillBuffer {
 
   /** Generates a chunk natively, straight into the buffer. */
   async generate(key: string, spec: ChunkSpec): Promise<number> {
-    const problems = specProblems(spec)
-    if (problems.length) throw new ArgumentError(problems, 'SpillBuffer.generate arguments')
+    checkSpec(spec, 'SpillBuffer.generate arguments')
     return callNative(() => this.#native.generate(String(key), spec))
   }
 
   /** Reduces a held chunk natively where it lies; null when not held. */
   async reduce(key: string, dtype: string, op: string): Promise<Partial | null> {
-    const problems: ConfigProblem[] = []
-    if (typeof dtype !== 'string') problems.push({ field: 'dtype', value: dtype, allowed: "'float64' or 'int64'" })
-    if (typeof op !== 'string') problems.push({ field: 'op', value: op, allowed: "'sum', 'mean', 'min', 'max', 'var', 'std' or 'count'" })
-    if (problems.length) throw new ArgumentError(problems, 'SpillBuffer.reduce arguments')
+    checkReduce(dtype, op, 'SpillBuffer.reduce arguments')
     return callNative(() => this.#native.reduce(String(key), dtype, op))
   }
 

@@ -3,7 +3,7 @@
 // into a bounded ring buffer, so a long run costs a fixed amount of memory.
 
 import type { Scheduler } from '../cluster/scheduler'
-import { ConfigError, type ConfigProblem } from '../errors'
+import { ConfigError, intervalProblem, type ConfigProblem } from '../errors'
 import { workerInMemoryBytes, workerSpillBytes } from '../reporting/workers'
 
 export interface WorkerSample {
@@ -109,13 +109,7 @@ export class TimelineSampler {
   ) {
     const intervalMs = options.intervalMs ?? 500
     const capacity = options.capacity ?? 3600
-    const problems: ConfigProblem[] = []
-    // Below 1 ms setInterval fires back to back: the sampler would spin the event loop.
-    if (typeof intervalMs !== 'number' || !Number.isFinite(intervalMs) || intervalMs < 1) {
-      problems.push({ field: 'intervalMs', value: intervalMs, allowed: 'a finite number of milliseconds ≥ 1 (default 500)' })
-    }
-    const bad = capacityProblem(capacity)
-    if (bad) problems.push(bad)
+    const problems = [intervalProblem(intervalMs, 500), capacityProblem(capacity)].filter((p): p is ConfigProblem => p !== undefined)
     if (problems.length) throw new ConfigError(problems, 'dashboard timeline options')
     this.intervalMs = intervalMs
     this.#ring = new RingBuffer(capacity)

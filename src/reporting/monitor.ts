@@ -1,6 +1,7 @@
 // monitor_computation(): sample cluster memory and spill while something runs.
 
 import type { Client } from '../client'
+import { ConfigError, intervalProblem } from '../errors'
 import { clusterMemorySnapshot } from './workers'
 
 export interface TimelinePoint {
@@ -29,6 +30,8 @@ export interface MonitorResult<T> {
 
 export async function monitor<T>(client: Client, fn: () => Promise<T> | T, options: MonitorOptions = {}): Promise<MonitorResult<T>> {
   const interval = options.intervalMs ?? 500
+  const bad = intervalProblem(interval, 500)
+  if (bad) throw new ConfigError([bad], 'monitor options')
   const log = options.log ?? ((l: string) => console.log(l))
   if (options.description) log(`\n📊 Monitoring: ${options.description}`)
   const timeline: TimelinePoint[] = []

@@ -19,21 +19,9 @@ fn pool() -> std::sync::MutexGuard<'static, Vec<Vec<u8>>> {
     POOL.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// A buffer of exactly `len` bytes whose contents are unspecified (stale
-/// data from an earlier chunk, or zeros): callers overwrite every byte.
-pub fn take(len: usize, fresh: impl FnOnce(usize) -> Vec<u8>) -> Vec<u8> {
-    if len >= MIN_POOLED {
-        let mut p = pool();
-        if let Some(i) = p.iter().position(|v| v.len() == len) {
-            return p.swap_remove(i);
-        }
-    }
-    fresh(len)
-}
-
-/// An empty buffer with room for `len` bytes, for a reader that fills it
-/// (`read_to_end`): unlike `take`, nothing is zeroed first, which for a
-/// chunk read from disk would be a whole extra pass over it.
+/// An empty buffer with room for `len` bytes, for a writer that fills it (a
+/// generator, `read_to_end`): a pooled one if its size matches, else a new
+/// one. Nothing is zeroed first, which would be a whole extra pass over it.
 pub fn take_empty(len: usize) -> Vec<u8> {
     if len >= MIN_POOLED {
         let mut p = pool();
@@ -128,11 +116,11 @@ mod tests {
         let a = vec![7u8; 2 << 20];
         let ptr = a.as_ptr();
         give(a);
-        let b = take(2 << 20, |n| vec![0; n]);
+        let b = take_empty(2 << 20);
         assert_eq!(b.as_ptr(), ptr, "the pooled buffer is handed out again");
-        assert_eq!(b.len(), 2 << 20);
-        let c = take(3 << 20, |n| vec![0; n]);
-        assert_eq!(c.len(), 3 << 20);
+        assert_eq!((b.len(), b.capacity()), (0, 2 << 20));
+        let c = take_empty(3 << 20);
+        assert!(c.is_empty() && c.capacity() >= 3 << 20);
         give(vec![0; 100]);
         assert_eq!(idle_bytes(), 0, "small buffers are not pooled");
         for _ in 0..5 {

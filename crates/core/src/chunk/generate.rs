@@ -2,6 +2,8 @@
 //! (seed, chunk id, i), so any worker can regenerate any chunk bit for bit,
 //! in any order, on any number of threads.
 
+use std::mem::MaybeUninit;
+
 use super::simd::dispatch;
 use crate::error::{Error, Result};
 
@@ -44,12 +46,20 @@ impl Generator {
     }
 }
 
-fn alloc(len: usize) -> Result<Vec<u8>> {
-    // Every byte is overwritten by the generator, so a pooled buffer's stale
-    // contents never show.
-    len.checked_mul(8)
-        .map(|n| crate::pool::take(n, crate::pool::fresh))
-        .ok_or_else(|| Error::invalid("len", format!("{len} elements overflow the address space")))
+/// A chunk of `len` 8-byte values written by `fill`, which must write every
+/// cell: nothing is zeroed first (a whole extra pass over a fresh chunk).
+fn generated(len: usize, fill: impl FnOnce(&mut [MaybeUninit<[u8; 8]>])) -> Result<Vec<u8>> {
+    let n = len
+        .checked_mul(8)
+        .ok_or_else(|| Error::invalid("len", format!("{len} elements overflow the address space")))?;
+    let mut out = crate::pool::take_empty(n);
+    // SAFETY: take_empty gives capacity for n bytes; [u8; 8] has alignment 1,
+    // and MaybeUninit cells may hold anything.
+    let cells = unsafe { std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<MaybeUninit<[u8; 8]>>(), len) };
+    fill(cells);
+    // SAFETY: every kernel writes each of its `len` cells.
+    unsafe { out.set_len(n) };
+    Ok(out)
 }
 
 /// `u as f64` for u < 2^53, in operations that vectorise without AVX-512
@@ -65,47 +75,53 @@ fn u53_to_f64(u: u64) -> f64 {
 }
 
 #[inline(always)]
-fn random_body(key: u64, out: &mut [[u8; 8]]) {
-    for (i, cell) in out.iter_mut().enumerate() {
-        let z = mix64(key.wrapping_add((i as u64).wrapping_add(1).wrapping_mul(GAMMA)));
-        *cell = (u53_to_f64(z >> 11) * (1.0 / (1u64 << 53) as f64)).to_le_bytes();
+fn random_body(key: u64, out: &mut [MaybeUninit<[u8; 8]>]) {
+    // key + (i + 1)·GAMMA as a running sum: one multiply fewer per value,
+    // which matters where 64-bit vector multiplies are emulated (AVX2).
+    let mut s = key;
+    for cell in out.iter_mut() {
+        s = s.wrapping_add(GAMMA);
+        let z = mix64(s);
+        cell.write((u53_to_f64(z >> 11) * (1.0 / (1u64 << 53) as f64)).to_le_bytes());
     }
 }
 
-dispatch!(fn fill_random(key: u64, out: &mut [[u8; 8]]) -> () => random_body);
+dispatch!(fn fill_random(key: u64, out: &mut [MaybeUninit<[u8; 8]>]) -> () => random_body);
 
 /// Lemire's multiply-shift for a range below 2^32, from 32-bit products
 /// (which SIMD units have): floor(z * range / 2^64), exactly as in u128.
 #[inline(always)]
-fn randint_narrow_body(key: u64, low: i64, range: u64, out: &mut [[u8; 8]]) {
+fn randint_narrow_body(key: u64, low: i64, range: u64, out: &mut [MaybeUninit<[u8; 8]>]) {
     let r = range & 0xFFFF_FFFF;
-    for (i, cell) in out.iter_mut().enumerate() {
-        let z = mix64(key.wrapping_add((i as u64).wrapping_add(1).wrapping_mul(GAMMA)));
+    let mut s = key;
+    for cell in out.iter_mut() {
+        s = s.wrapping_add(GAMMA);
+        let z = mix64(s);
         let (a, b) = (z >> 32, z & 0xFFFF_FFFF);
         let hi = (a * r + ((b * r) >> 32)) >> 32;
-        *cell = low.wrapping_add(hi as i64).to_le_bytes();
+        cell.write(low.wrapping_add(hi as i64).to_le_bytes());
     }
 }
 
-dispatch!(fn fill_randint_narrow(key: u64, low: i64, range: u64, out: &mut [[u8; 8]]) -> () => randint_narrow_body);
+dispatch!(fn fill_randint_narrow(key: u64, low: i64, range: u64, out: &mut [MaybeUninit<[u8; 8]>]) -> () => randint_narrow_body);
 
 #[inline(always)]
-fn randint_wide_body(key: u64, low: i64, range: u128, out: &mut [[u8; 8]]) {
-    for (i, cell) in out.iter_mut().enumerate() {
-        let z = mix64(key.wrapping_add((i as u64).wrapping_add(1).wrapping_mul(GAMMA)));
-        *cell = low.wrapping_add(((z as u128 * range) >> 64) as i64).to_le_bytes();
+fn randint_wide_body(key: u64, low: i64, range: u128, out: &mut [MaybeUninit<[u8; 8]>]) {
+    let mut s = key;
+    for cell in out.iter_mut() {
+        s = s.wrapping_add(GAMMA);
+        let z = mix64(s);
+        cell.write(low.wrapping_add(((z as u128 * range) >> 64) as i64).to_le_bytes());
     }
 }
 
-dispatch!(fn fill_randint_wide(key: u64, low: i64, range: u128, out: &mut [[u8; 8]]) -> () => randint_wide_body);
+dispatch!(fn fill_randint_wide(key: u64, low: i64, range: u128, out: &mut [MaybeUninit<[u8; 8]>]) -> () => randint_wide_body);
 
 /// `len` float64 values uniform in [0, 1), little-endian: element i is
 /// `Generator::new(seed, chunk_id).uniform(i)`.
 pub fn random_chunk(seed: u64, chunk_id: u64, len: usize) -> Result<Vec<u8>> {
     let g = Generator::new(seed, chunk_id);
-    let mut out = alloc(len)?;
-    fill_random(g.key, out.as_chunks_mut::<8>().0);
-    Ok(out)
+    generated(len, |cells| fill_random(g.key, cells))
 }
 
 /// `len` int64 values uniform in [low, high), little-endian, as numpy's
@@ -117,14 +133,13 @@ pub fn randint_chunk(seed: u64, chunk_id: u64, len: usize, low: i64, high: i64) 
     }
     let range = (high as i128 - low as i128) as u128;
     let g = Generator::new(seed, chunk_id);
-    let mut out = alloc(len)?;
-    let cells = out.as_chunks_mut::<8>().0;
-    if range < 1 << 32 {
-        fill_randint_narrow(g.key, low, range as u64, cells);
-    } else {
-        fill_randint_wide(g.key, low, range, cells);
-    }
-    Ok(out)
+    generated(len, |cells| {
+        if range < 1 << 32 {
+            fill_randint_narrow(g.key, low, range as u64, cells);
+        } else {
+            fill_randint_wide(g.key, low, range, cells);
+        }
+    })
 }
 
 /// What a chunk task generates: the recipe's two array constructors.
