@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use spillway_core::codec::{self, decode, encode, encode_if_smaller, Codec, HEADER_LEN};
+use spillway_core::codec::{self, decode, encode, encode_if_smaller, encode_to_vec, Codec, HEADER_LEN};
 use spillway_core::Error;
 
 fn inputs() -> Vec<(&'static str, Vec<u8>)> {
@@ -36,6 +36,7 @@ fn encode_roundtrips_every_codec_level_and_input() {
             let mut written = Vec::new();
             f.write_to(&mut written).unwrap();
             assert_eq!(written, bytes, "write_to and to_vec must produce the same frame");
+            assert_eq!(encode_to_vec(&data, codec, level).unwrap(), bytes, "{codec:?} {level:?} {name}: encode_to_vec");
             assert_eq!(decode(&bytes).unwrap(), data, "{codec:?} {level:?} {name}");
             assert_eq!(decode_split(&bytes).unwrap(), data, "{codec:?} {level:?} {name} (split)");
         }

@@ -21,7 +21,7 @@ impl Task for CompressTask {
     type JsValue = Buffer;
 
     fn compute(&mut self) -> Result<Vec<u8>> {
-        codec::encode(&self.data, self.codec, self.level).map(|f| f.to_vec()).map_err(to_js)
+        codec::encode_to_vec(&self.data, self.codec, self.level).map_err(to_js)
     }
 
     fn resolve(&mut self, _: Env, out: Vec<u8>) -> Result<Buffer> {

@@ -206,6 +206,21 @@ pub fn encode(data: &[u8], codec: Codec, level: Option<i32>) -> Result<Encoded<'
     Ok(frame(codec, level, data.len(), Cow::Owned(payload)))
 }
 
+/// The same frame as `encode(..).to_vec()`, compressed straight into one
+/// buffer after room for the header: the frame is never copied, which for a
+/// large chunk saves an allocation and a pass over it.
+pub fn encode_to_vec(data: &[u8], codec: Codec, level: Option<i32>) -> Result<Vec<u8>> {
+    let level = codec.resolve_level(level)?;
+    let level = if codec == Codec::None { 0 } else { level };
+    let mut out = crate::pool::fresh(HEADER_LEN + raw::max_compressed_len(codec, data.len()));
+    let n = raw::compress_into(codec, level, data, &mut out[HEADER_LEN..])?;
+    out.truncate(HEADER_LEN + n);
+    let mut header = FrameHeader { codec, level: level as i8, decoded_len: data.len() as u64, payload_len: n as u64, checksum: 0 };
+    header.checksum = FrameHeader::checksum_of(&header.prefix(), &out[HEADER_LEN..]);
+    out[..HEADER_LEN].copy_from_slice(&header.to_bytes());
+    Ok(out)
+}
+
 /// Encodes `data` as Dask's `maybe_compress` does: small inputs and inputs
 /// whose samples do not shrink by 10% are stored raw, so random floats cost
 /// no compression CPU.
