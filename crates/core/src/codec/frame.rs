@@ -212,9 +212,19 @@ pub fn encode(data: &[u8], codec: Codec, level: Option<i32>) -> Result<Encoded<'
 pub fn encode_to_vec(data: &[u8], codec: Codec, level: Option<i32>) -> Result<Vec<u8>> {
     let level = codec.resolve_level(level)?;
     let level = if codec == Codec::None { 0 } else { level };
-    let mut out = crate::pool::fresh(HEADER_LEN + raw::max_compressed_len(codec, data.len()));
-    let n = raw::compress_into(codec, level, data, &mut out[HEADER_LEN..])?;
-    out.truncate(HEADER_LEN + n);
+    let mut out = if codec == Codec::None {
+        // A copy needs no zeroed buffer to copy into.
+        let mut out = Vec::with_capacity(HEADER_LEN + data.len());
+        out.extend_from_slice(&[0; HEADER_LEN]);
+        out.extend_from_slice(data);
+        out
+    } else {
+        let mut out = crate::pool::fresh(HEADER_LEN + raw::max_compressed_len(codec, data.len()));
+        let n = raw::compress_into(codec, level, data, &mut out[HEADER_LEN..])?;
+        out.truncate(HEADER_LEN + n);
+        out
+    };
+    let n = out.len() - HEADER_LEN;
     let mut header = FrameHeader { codec, level: level as i8, decoded_len: data.len() as u64, payload_len: n as u64, checksum: 0 };
     header.checksum = FrameHeader::checksum_of(&header.prefix(), &out[HEADER_LEN..]);
     out[..HEADER_LEN].copy_from_slice(&header.to_bytes());
