@@ -91,7 +91,10 @@ impl DiskStore {
             Err(std::fs::TryLockError::WouldBlock) => {
                 return Err(Error::invalid("dir", format!("{} is in use by another SpillBuffer; give each its own directory", dir.display())))
             }
-            Err(std::fs::TryLockError::Error(e)) => return Err(Error::io("lock spill directory", &dir, e)),
+            // A filesystem without flock (some NFS mounts) cannot enforce
+            // this; the cluster's directories are unique per worker anyway,
+            // so spilling goes on unlocked rather than failing to start.
+            Err(std::fs::TryLockError::Error(_)) => {}
         }
         Ok(DiskStore { dir, _lock: lock })
     }
