@@ -39,6 +39,14 @@ pub fn take_empty(len: usize) -> Vec<u8> {
     v
 }
 
+/// An owned copy of `bytes`, in a pooled buffer when one fits: a chunk
+/// handed over by a caller then costs a copy, not fresh pages as well.
+pub fn copy_of(bytes: &[u8]) -> Vec<u8> {
+    let mut v = take_empty(bytes.len());
+    v.extend_from_slice(bytes);
+    v
+}
+
 /// Returns a buffer for reuse (or drops it when the pool is full).
 pub fn give(v: Vec<u8>) {
     if v.len() < MIN_POOLED || v.len() > MAX_BYTES {

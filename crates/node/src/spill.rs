@@ -96,7 +96,7 @@ impl Task for SpillTask {
         let out = match job {
             // The bytes are copied here, off the JS thread, into memory the
             // buffer owns.
-            Job::Set(key, data) => b.set(&key, data.to_vec()).map(|_| Outcome::Nothing),
+            Job::Set(key, data) => b.set(&key, spillway_core::pool::copy_of(&data)).map(|_| Outcome::Nothing),
             // A chunk the buffer still holds is copied, so JS can never write into
             // it; one read from disk and not kept is handed over as it is.
             Job::Get(key) => b.get(&key).map(|d| Outcome::Data(d.map(|a| Arc::unwrap_or_clone(a)))),

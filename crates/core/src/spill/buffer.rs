@@ -118,6 +118,8 @@ impl SpillBuffer {
                     self.remove_locked(&mut s, key);
                     s.entries.insert(key.to_string(), Entry { slot: Slot::Disk { disk_len }, len, version });
                     record_spill(&mut s.m, len, disk_len, secs);
+                    drop(s);
+                    crate::pool::recycle(data);
                     return Ok(());
                 }
                 Err(e) => {
