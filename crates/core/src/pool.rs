@@ -31,12 +31,7 @@ pub fn take_empty(len: usize) -> Vec<u8> {
             return v;
         }
     }
-    let v = Vec::with_capacity(len);
-    #[cfg(target_os = "linux")]
-    if len >= HUGE_MIN {
-        advise_huge(v.as_ptr(), len);
-    }
-    v
+    advise_huge(Vec::with_capacity(len))
 }
 
 /// An owned copy of `bytes`, in a pooled buffer when one fits: a chunk
@@ -84,19 +79,23 @@ pub fn idle_bytes() -> usize {
 /// more than generating or decoding into them; on Linux they are marked for
 /// transparent huge pages first, so a 32 MB chunk takes 16 faults, not 8192.
 pub(crate) fn fresh(len: usize) -> Vec<u8> {
-    let v = vec![0u8; len];
-    #[cfg(target_os = "linux")]
-    if len >= HUGE_MIN {
-        advise_huge(v.as_ptr(), len);
-    }
-    v
+    advise_huge(vec![0u8; len])
 }
 
 #[cfg(target_os = "linux")]
 const HUGE_MIN: usize = 4 << 20;
 
+/// Marks a large allocation for transparent huge pages (Linux only).
+fn advise_huge(v: Vec<u8>) -> Vec<u8> {
+    #[cfg(target_os = "linux")]
+    if v.capacity() >= HUGE_MIN {
+        madvise_huge(v.as_ptr(), v.capacity());
+    }
+    v
+}
+
 #[cfg(target_os = "linux")]
-fn advise_huge(ptr: *const u8, len: usize) {
+fn madvise_huge(ptr: *const u8, len: usize) {
     extern "C" {
         fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
     }

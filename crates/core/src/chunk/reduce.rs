@@ -136,8 +136,6 @@ impl Partial {
         (hb - ha) + (lb - la)
     }
 
-    /// Chan et al.'s pairwise update, so var/std stay accurate however the
-    /// chunks are grouped.
     /// Combines partials in order; at least one is needed, since an empty
     /// list has no dtype.
     pub fn combine_all(partials: &[Partial]) -> Result<Partial> {
@@ -145,6 +143,8 @@ impl Partial {
         Ok(rest.iter().fold(first.clone(), |acc, p| acc.combine(p)))
     }
 
+    /// Chan et al.'s pairwise update, so var/std stay accurate however the
+    /// chunks are grouped.
     pub fn combine(&self, other: &Partial) -> Partial {
         if self.count == 0 {
             return other.clone();

@@ -177,7 +177,7 @@ impl Encoded<'_> {
     }
 }
 
-fn frame<'a>(codec: Codec, level: i32, decoded_len: usize, payload: Cow<'a, [u8]>) -> Encoded<'a> {
+fn header_for(codec: Codec, level: i32, decoded_len: usize, payload: &[u8]) -> FrameHeader {
     let mut header = FrameHeader {
         codec,
         level: level as i8,
@@ -185,8 +185,12 @@ fn frame<'a>(codec: Codec, level: i32, decoded_len: usize, payload: Cow<'a, [u8]
         payload_len: payload.len() as u64,
         checksum: 0,
     };
-    header.checksum = FrameHeader::checksum_of(&header.prefix(), &payload);
-    Encoded { header, payload }
+    header.checksum = FrameHeader::checksum_of(&header.prefix(), payload);
+    header
+}
+
+fn frame<'a>(codec: Codec, level: i32, decoded_len: usize, payload: Cow<'a, [u8]>) -> Encoded<'a> {
+    Encoded { header: header_for(codec, level, decoded_len, &payload), payload }
 }
 
 fn compress_payload(data: &[u8], codec: Codec, level: i32) -> Result<Vec<u8>> {
@@ -224,9 +228,7 @@ pub fn encode_to_vec(data: &[u8], codec: Codec, level: Option<i32>) -> Result<Ve
         out.truncate(HEADER_LEN + n);
         out
     };
-    let n = out.len() - HEADER_LEN;
-    let mut header = FrameHeader { codec, level: level as i8, decoded_len: data.len() as u64, payload_len: n as u64, checksum: 0 };
-    header.checksum = FrameHeader::checksum_of(&header.prefix(), &out[HEADER_LEN..]);
+    let header = header_for(codec, level, data.len(), &out[HEADER_LEN..]);
     out[..HEADER_LEN].copy_from_slice(&header.to_bytes());
     Ok(out)
 }
