@@ -1,7 +1,7 @@
 import test from 'ava'
-import { readdirSync, statSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { SpillBuffer, SpillwayError } from 'spillway'
+import { decompress, frameInfo, SpillBuffer, SpillwayError } from 'spillway'
 import { scratch } from './helpers'
 
 const MiB = 1 << 20
@@ -92,4 +92,27 @@ test('generate and reduce reject mistyped arguments with a code naming the field
   t.is(both!.code, 'ERR_SPILLWAY_INVALID_ARGUMENT')
   t.regex(both!.message, /dtype: got 1; allowed: 'float64' or 'int64'[\s\S]*op: got 2; allowed: 'sum'/)
   t.is((await buf.reduce('k', 'float64', 'count'))?.count, 8)
+})
+
+test('getFrame sends a spilled chunk as its compressed frame, without bringing it back, and one in memory raw', async (t) => {
+  const dir = join(scratch(t), 'frames')
+  const buf = new SpillBuffer({ dir, memoryLimit: 64 * 1024, target: 0.5, codec: 'zstd' })
+  t.teardown(() => buf.close())
+  const spilled = Buffer.alloc(MiB, 7) // larger than the target: straight to disk
+  const small = Buffer.from('held in memory')
+  await buf.set('spilled', spilled)
+  await buf.set('small', small)
+  const before = buf.metrics()
+  t.is(before.diskCount, 1)
+
+  const out = (await buf.getFrame('spilled'))!
+  t.true(out.compressed)
+  t.true(out.data.length < spilled.length / 100, `${out.data.length} bytes sent for ${spilled.length}`)
+  t.is(frameInfo(out.data).codec, 'zstd')
+  t.true((await decompress(out.data)).equals(spilled))
+  t.true(out.data.equals(readFileSync(join(dir, readdirSync(dir)[0]!))), 'the spill file verbatim')
+  t.deepEqual(buf.metrics(), before, 'no unspill: the chunk stays on disk')
+
+  t.deepEqual(await buf.getFrame('small'), { compressed: false, data: small })
+  t.is(await buf.getFrame('missing'), undefined)
 })

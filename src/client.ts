@@ -6,6 +6,9 @@ import { combinePartials, finishPartial } from './chunks'
 import type { LocalCluster } from './cluster/local-cluster'
 import type { Scheduler } from './cluster/scheduler'
 import { ClusterClosedError, ConfigError } from './errors'
+import { FutureEngine, type MapOptions, type ScatterOptions, type SubmitOptions } from './futures/engine'
+import type { TaskFunction } from './futures/functions'
+import type { Future } from './futures/future'
 import { withProgress } from './progress'
 
 export interface ClientOptions {
@@ -31,6 +34,7 @@ export class Client {
   readonly #ownsCluster: boolean
   /** No progress bars for this client (setupClient's `silenceLogs`). */
   readonly silenceLogs: boolean
+  readonly #futures: FutureEngine
 
   constructor(
     readonly cluster: LocalCluster,
@@ -39,6 +43,7 @@ export class Client {
     this.dashboardLink = options.dashboardLink
     this.#ownsCluster = options.ownsCluster ?? false
     this.silenceLogs = options.silenceLogs ?? false
+    this.#futures = new FutureEngine(cluster.scheduler, cluster.secret, () => this.#check())
   }
 
   get scheduler(): Scheduler {
@@ -93,15 +98,45 @@ export class Client {
     const { array, op } = expr
     const keys = array.keys()
     const transient = !array.persisted
-    if (transient) this.scheduler.submit(array.tasks())
+    // Held here until reduced (each chunk of an array never persisted is let go of then).
+    const held = new Set(keys)
+    this.scheduler.submit(array.tasks())
     const lanes = Math.max(2, this.totalThreads() * 2)
+    const letGo = (ks: string[]) => {
+      const mine = ks.filter((k) => held.delete(k))
+      if (mine.length) this.scheduler.release(mine)
+    }
     try {
-      const partials = await this.scheduler.reduce(keys, array.dtype, op, lanes, transient)
+      const partials = await this.scheduler.reduce(keys, array.dtype, op, lanes, transient ? letGo : undefined)
       const value = finishPartial(combinePartials(partials), op)
       return op === 'sum' && array.dtype === 'int64' ? Math.round(value) : value
     } finally {
-      if (transient) this.scheduler.release(keys)
+      letGo([...held])
     }
+  }
+
+  /**
+   * Runs `fn(...args)` on a worker and returns its Future at once. `fn` is a
+   * module export `{ module, name }` or a self-contained function; Futures
+   * anywhere in `args` are replaced by their values on the worker.
+   */
+  submit(fn: TaskFunction, args: unknown[] = [], options: SubmitOptions = {}): Future {
+    return this.#futures.submit(fn, args, options)
+  }
+
+  /** One task `fn(item)` per item; their Futures, in order. */
+  map(fn: TaskFunction, items: Iterable<unknown>, options: MapOptions = {}): Future[] {
+    return this.#futures.map(fn, items, options)
+  }
+
+  /** Puts a value on a worker; its Future can be passed to tasks. It survives the loss of its worker. */
+  scatter(value: unknown, options: ScatterOptions = {}): Promise<Future> {
+    return this.#futures.scatter(value, options)
+  }
+
+  /** `futures` (a Future, or Futures nested in arrays and objects) with each Future replaced by its value. */
+  gather(futures: unknown): Promise<any> {
+    return this.#futures.gather(futures)
   }
 
   /** Threads per worker, keyed by worker address. */
@@ -118,6 +153,7 @@ export class Client {
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
+    this.#futures.close()
     if (this.#ownsCluster) await this.cluster.close()
   }
 

@@ -117,6 +117,20 @@ export class SpillBuffer {
     return b ?? undefined
   }
 
+  /**
+   * The chunk as it should be sent to another worker. Transfer exists to move
+   * bytes, so a spilled chunk goes out as the compressed frame already on
+   * disk: verified (header and checksum) but not decompressed on the sender,
+   * and not read back into memory (no unspill, nothing else pushed out).
+   * `compressed: true` means `data` is a spillway frame for `decompress()`
+   * (its codec is 'none' when the chunk did not compress); `false` means
+   * `data` is the chunk itself, held in memory. Undefined when not held.
+   */
+  async getFrame(key: string): Promise<{ compressed: boolean; data: Buffer } | undefined> {
+    const r = await callNative(() => this.#native.getFrame(String(key)))
+    return r ? { compressed: r.frame, data: r.data } : undefined
+  }
+
   has(key: string): boolean {
     return this.#native.has(String(key))
   }

@@ -4,6 +4,8 @@
 import { createHash } from 'node:crypto'
 import { SpillwayError } from '../errors'
 import type { TaskSubmission } from '../cluster/scheduler'
+import { ArgumentError } from '../errors'
+import { describeFunction, functionLabel, type FnDesc, type TaskFunction } from '../futures/functions'
 import { chunkLen, type Grid } from './grid'
 
 export type Dtype = 'float64' | 'int64'
@@ -15,6 +17,16 @@ export interface ArraySource {
   low?: number
   high?: number
 }
+
+/** Chunk i is `func(chunk i of parent)`, of `dtype`. */
+export interface MapSource {
+  kind: 'map'
+  parent: ChunkedArray
+  func: FnDesc
+  dtype: Dtype
+}
+
+const DTYPES: readonly Dtype[] = ['float64', 'int64']
 
 /** What an array needs from the client it was persisted with. */
 export interface ArrayOwner {
@@ -29,15 +41,19 @@ export class ChunkedArray {
 
   constructor(
     readonly grid: Grid,
-    readonly source: ArraySource,
+    readonly source: ArraySource | MapSource,
     owner?: ArrayOwner,
   ) {
-    this.dtype = source.kind === 'random' ? 'float64' : 'int64'
-    const token = createHash('sha256')
-      .update(JSON.stringify([source, grid.shape, grid.chunks]))
-      .digest('hex')
-      .slice(0, 16)
-    this.name = `${source.kind}-${token}`
+    const hash = createHash('sha256')
+    if (source.kind === 'map') {
+      this.dtype = source.dtype
+      hash.update(JSON.stringify([source.parent.name, source.func.id, source.dtype]))
+      this.name = `${functionLabel(source.func)}-${hash.digest('hex').slice(0, 16)}`
+    } else {
+      this.dtype = source.kind === 'random' ? 'float64' : 'int64'
+      hash.update(JSON.stringify([source, grid.shape, grid.chunks]))
+      this.name = `${source.kind}-${hash.digest('hex').slice(0, 16)}`
+    }
     this.#owner = owner
   }
 
@@ -73,13 +89,45 @@ export class ChunkedArray {
     return Array.from({ length: this.grid.count }, (_, i) => `${this.name}-${i}`)
   }
 
-  /** The chunk tasks: generating chunk i is a pure function of (source, i). */
+  /**
+   * The chunk tasks, inputs first: generating chunk i is a pure function of
+   * (source, i); a mapped chunk is its function of the parent's chunk i. The
+   * parent's chunks are not held for their own sake (`hold: false`).
+   */
   tasks(): TaskSubmission[] {
-    const { kind, seed, low, high } = this.source
+    const source = this.source
+    if (source.kind === 'map') {
+      const parent = source.parent
+      const parentKeys = parent.keys()
+      const inputs: TaskSubmission[] = parent.tasks().map((t) => ({ ...t, hold: false }))
+      return inputs.concat(
+        this.keys().map((key, i) => ({
+          key,
+          task: { fn: 'call' as const, func: source.func, args: [null], deps: [{ key: parentKeys[i], path: [0] }], dtype: this.dtype },
+          expectedBytes: chunkLen(this.grid, i) * 8,
+          deps: [parentKeys[i]],
+          format: `raw:${this.dtype}` as const,
+          group: functionLabel(source.func),
+        })),
+      )
+    }
+    const { kind, seed, low, high } = source
     return this.keys().map((key, i) => {
       const len = chunkLen(this.grid, i)
-      return { key, task: { fn: 'chunk' as const, spec: { kind, seed, chunkId: i, len, low, high } }, expectedBytes: len * 8 }
+      return { key, task: { fn: 'chunk' as const, spec: { kind, seed, chunkId: i, len, low, high } }, expectedBytes: len * 8, format: `raw:${this.dtype}` as const }
     })
+  }
+
+  /**
+   * An array whose chunk i is `fn(chunk i)`, computed on the worker that
+   * holds chunk i. `fn` gets the chunk as a Float64Array (BigInt64Array for
+   * int64) and returns a TypedArray of `dtype` with the same length.
+   */
+  mapBlocks(fn: TaskFunction, options: { dtype?: Dtype } = {}): ChunkedArray {
+    const func = describeFunction(fn)
+    const dtype = options?.dtype ?? this.dtype
+    if (!DTYPES.includes(dtype)) throw new ArgumentError([{ field: 'options.dtype', value: dtype, allowed: DTYPES.map((d) => `'${d}'`).join(' or ') }], 'mapBlocks options')
+    return new ChunkedArray(this.grid, { kind: 'map', parent: this, func, dtype })
   }
 
   /** This array, bound to the client that persisted it. */

@@ -1,7 +1,12 @@
 // A scheduler in this process and N nannied worker processes.
 
+import { randomBytes } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Nanny } from './nanny'
 import type { Thresholds } from './protocol'
+import { ScatterBackup } from './scatter-backup'
 import { Scheduler } from './scheduler'
 
 export interface LocalClusterOptions {
@@ -20,6 +25,16 @@ export interface LocalClusterOptions {
 }
 
 const live = new Set<LocalCluster>()
+
+// sun_path holds 108 bytes on Linux (104 on macOS), name and NUL included.
+const MAX_SOCKET_DIR = 80
+
+/** Where the workers' data sockets go: the spill directory, or a short private one when its path is too long for a socket. */
+async function socketDirFor(spillDir: string): Promise<{ dir: string; remove?: () => Promise<void> }> {
+  if (spillDir.length <= MAX_SOCKET_DIR) return { dir: spillDir }
+  const dir = await mkdtemp(join(tmpdir(), 'spillway-sock-'))
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) }
+}
 let exitHookInstalled = false
 
 function installExitHook() {
@@ -37,6 +52,8 @@ export class LocalCluster {
   readonly nannies: Nanny[] = []
   #closing: Promise<void> | undefined
   readonly #onClose: (() => Promise<void> | void)[] = []
+  /** Hex of the secret the workers' data connections prove they hold. */
+  secret = ''
 
   private constructor(readonly options: LocalClusterOptions) {
     this.scheduler = new Scheduler(options.thresholds)
@@ -46,6 +63,12 @@ export class LocalCluster {
     installExitHook()
     const c = new LocalCluster(options)
     live.add(c)
+    // Data connections between workers prove they hold this secret before anything is read.
+    const secret = randomBytes(32).toString('hex')
+    const sockets = await socketDirFor(options.spillDir)
+    if (sockets.remove) c.#onClose.push(sockets.remove)
+    c.scheduler.backup = new ScatterBackup(join(options.spillDir, 'scattered'), undefined, options.codec)
+    c.secret = secret
     for (let i = 0; i < options.nWorkers; i++) {
       c.nannies.push(
         new Nanny(c.scheduler, {
@@ -57,6 +80,8 @@ export class LocalCluster {
           level: options.level,
           heartbeatMs: options.heartbeatMs,
           log: options.log,
+          secret,
+          socketDir: sockets.dir,
         }),
       )
     }
@@ -92,7 +117,7 @@ export class LocalCluster {
     this.#closing ??= (async () => {
       await Promise.allSettled(this.#onClose.map(async (fn) => fn()))
       this.scheduler.close()
-      await Promise.all(this.nannies.map((n) => n.close()))
+      await Promise.all([...this.nannies.map((n) => n.close()), this.scheduler.backup?.close()])
       live.delete(this)
       await this.options.cleanup?.()
     })()

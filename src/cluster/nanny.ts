@@ -6,7 +6,7 @@ import { fork, type ChildProcess } from 'node:child_process'
 import { readFile, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { SchedulerToWorker, Thresholds, WorkerMetrics, WorkerStart, WorkerToScheduler } from './protocol'
-import { WorkerRpc } from './rpc'
+import { WorkerLostError, WorkerRpc } from './rpc'
 import type { Scheduler } from './scheduler'
 import { ChildTransport } from './transport'
 import { WorkerHandle } from './worker-handle'
@@ -21,9 +21,17 @@ export interface NannyOptions {
   heartbeatMs?: number
   monitorMs?: number
   log?: (level: string, message: string) => void
+  /** Hex of the cluster's secret, for the workers' data connections. */
+  secret: string
+  /** Directory for the workers' data sockets (0700). */
+  socketDir: string
 }
 
 const MAX_RESTARTS = 100
+/** Tries to bring up a worker whose process dies before it is ready. */
+const STARTUP_ATTEMPTS = 5
+/** Share of a worker's memory limit that incoming transfers may take at once (Dask's default). */
+const TRANSFER_SHARE = 0.1
 
 /** Resident memory of a process, read from /proc; undefined elsewhere. */
 async function rssOf(pid: number): Promise<number | undefined> {
@@ -63,13 +71,30 @@ export class Nanny {
     return this.#handle?.alive ? 'running' : 'restarting'
   }
 
+  /**
+   * Starts a worker and registers it with the scheduler. A worker that dies
+   * before it is ready is started again, as one that dies later would be.
+   */
   async start(): Promise<WorkerHandle> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#startOnce()
+      } catch (e) {
+        if (!(e instanceof WorkerLostError) || this.#closing || this.scheduler.closed || attempt >= STARTUP_ATTEMPTS) throw e
+        this.restarts++
+        this.opts.log?.('warn', `worker ${this.opts.index} died while starting; starting it again (attempt ${attempt + 1} of ${STARTUP_ATTEMPTS})`)
+      }
+    }
+  }
+
+  async #startOnce(): Promise<WorkerHandle> {
     const n = this.#incarnation++
     const name = `worker-${this.opts.index}.${n}`
     const address = `ipc://127.0.0.1/${name}`
     const child = fork(join(__dirname, 'worker-entry.js'), [], {
       serialization: 'advanced',
-      execArgv: [],
+      // --expose-gc: the memory monitor collects user tasks' garbage before spilling managed values for it.
+      execArgv: ['--expose-gc'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: {
         ...process.env,
@@ -93,7 +118,8 @@ export class Nanny {
     })
     handle = new WorkerHandle(address, name, this.opts.nthreads, this.opts.memoryLimit, rpc)
     handle.pid = child.pid ?? 0
-    child.once('exit', (code, signal) => this.#onExit(handle!, code, signal))
+    let ready = false
+    child.once('exit', (code, signal) => this.#onExit(handle!, code, signal, ready))
     const config: WorkerStart = {
       address,
       name,
@@ -105,8 +131,13 @@ export class Nanny {
       level: this.opts.level,
       heartbeatMs: this.opts.heartbeatMs ?? 200,
       monitorMs: this.opts.monitorMs ?? 50,
+      secret: this.opts.secret,
+      dataAddress: `unix:${join(this.opts.socketDir, `${name}.sock`)}`,
+      transferLimit: Math.max(1, Math.floor(this.opts.memoryLimit * TRANSFER_SHARE)),
     }
-    await rpc.request({ op: 'start', config })
+    const started = await rpc.request<{ pid: number; dataAddress: string }>({ op: 'start', config })
+    handle.dataAddress = started.dataAddress
+    ready = true
     this.#handle = handle
     this.#watchMemory(handle, child)
     this.scheduler.addWorker(handle)
@@ -137,12 +168,14 @@ export class Nanny {
     this.#watch.unref()
   }
 
-  #onExit(handle: WorkerHandle, code: number | null, signal: NodeJS.Signals | null) {
+  #onExit(handle: WorkerHandle, code: number | null, signal: NodeJS.Signals | null, ready: boolean) {
     clearInterval(this.#watch)
     this.scheduler.removeWorker(handle, signal ? `killed by ${signal}` : `exited with code ${code}`)
     // The dead incarnation's spill files are useless: its chunks are recomputed.
     void rm(join(this.opts.spillDir, handle.name), { recursive: true, force: true })
-    if (this.#closing || this.scheduler.closed) return
+    void rm(join(this.opts.socketDir, `${handle.name}.sock`), { force: true })
+    // One that died while starting is started again by start().
+    if (this.#closing || this.scheduler.closed || !ready) return
     if (this.restarts >= MAX_RESTARTS) {
       this.opts.log?.('warn', `worker ${this.opts.index} restarted ${MAX_RESTARTS} times; giving up`)
       return

@@ -1,6 +1,9 @@
 // Messages between the scheduler and a worker. Plain, structured-clone-able
 // data only, so the transport can later be a socket instead of an IPC channel.
 
+import type { FnDesc } from '../futures/functions'
+import type { Path } from '../futures/nesting'
+import type { RawDtype, ValueFormat } from '../futures/values'
 import type { ChunkSpec, Partial, SpillMetrics } from '../spill-buffer'
 
 export interface Thresholds {
@@ -22,6 +25,12 @@ export interface WorkerStart {
   level?: number
   heartbeatMs: number
   monitorMs: number
+  /** Hex of the cluster's secret: data connections prove they hold it. */
+  secret: string
+  /** Where the data server listens (unix:/path or tcp://host:port). */
+  dataAddress: string
+  /** Bytes of incoming transfers in flight at once (Dask: 10% of the limit). */
+  transferLimit: number
 }
 
 export type WorkerStatus = 'running' | 'paused' | 'closing'
@@ -33,15 +42,36 @@ export interface WorkerMetrics extends SpillMetrics {
   memoryLimit: number
   thresholds: Thresholds
   taskCounts: { executing: number; done: number; failed: number }
+  /** Bytes and values moved to and from other workers. */
+  transfer: { incomingBytes: number; incomingCount: number; outgoingBytes: number; outgoingCount: number }
   time: number
 }
 
-/** How a chunk task computes its chunk: a function name and its arguments. */
-export type TaskFn = { fn: 'chunk'; spec: ChunkSpec }
+/** An input of a call: its key and where its value goes in the arguments. */
+export interface DepRef {
+  key: string
+  path: Path
+}
+
+/**
+ * What a task runs: a built-in chunk generated natively, or a call of a user
+ * function on arguments with its inputs (other tasks' values) put in place.
+ */
+export type TaskFn =
+  | { fn: 'chunk'; spec: ChunkSpec }
+  | { fn: 'call'; func: FnDesc; args: unknown; deps: DepRef[]; dtype?: RawDtype }
+
+/**
+ * A run's inputs: each one's format, and where to fetch it (the holder's
+ * data address and the value's size) when the running worker does not hold it.
+ */
+export type Inputs = Record<string, { format: ValueFormat; address?: string; nbytes: number }>
 
 export type Request =
   | { op: 'start'; config: WorkerStart }
-  | { op: 'run'; key: string; task: TaskFn }
+  | { op: 'run'; key: string; task: TaskFn; inputs?: Inputs }
+  | { op: 'put'; key: string; data: Uint8Array }
+  | { op: 'cancel'; key: string }
   | { op: 'reduce'; key: string; dtype: string; reduceOp: string }
   | { op: 'reduce-many'; keys: string[]; dtype: string; reduceOp: string }
   | { op: 'release'; keys: string[] }
@@ -53,6 +83,8 @@ type Partial_<T> = { [K in keyof T]?: T[K] }
 
 export interface RunResult {
   nbytes: number
+  /** How the value's bytes are laid out, for a call's result. */
+  format?: ValueFormat
   /** The key was released while the run waited for a slot: nothing was stored. */
   skipped?: boolean
   /** Sent at most every few tens of ms: heartbeats carry the rest. */
@@ -76,6 +108,10 @@ export interface ReduceResult {
 export interface ErrorPayload {
   code?: string
   message: string
+  /** A user task's own error: name, message and stack as thrown on the worker. */
+  remote?: { name: string; message: string; stack?: string }
+  /** Inputs a run could not get (ERR_SPILLWAY_MISSING_DEP): the scheduler makes them again. */
+  missing?: string[]
 }
 
 export type WorkerToScheduler =

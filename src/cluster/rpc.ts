@@ -16,11 +16,19 @@ export class WorkerLostError extends SpillwayError {
 /**
  * A worker's failure as one of spillway's stable codes: a foreign code (a
  * system call's ENOENT, the binding's StringExpected) would become API by
- * leaking through, so it is kept in details only.
+ * leaking through, so it is kept in details only. A user task's own error
+ * keeps its name, message and stack in `details.remote`, and its stack is
+ * shown under the caller's.
  */
 export function workerError(e: ErrorPayload): SpillwayError {
-  if (typeof e.code === 'string' && e.code.startsWith('ERR_SPILLWAY_')) return new SpillwayError(e.code, e.message)
-  return new SpillwayError('ERR_SPILLWAY_TASK', e.message, e.code === undefined ? {} : { originalCode: e.code })
+  const details: Record<string, unknown> = {}
+  if (e.remote) details.remote = e.remote
+  if (e.missing) details.missing = e.missing
+  const ours = typeof e.code === 'string' && e.code.startsWith('ERR_SPILLWAY_')
+  if (!ours && e.code !== undefined) details.originalCode = e.code
+  const err = new SpillwayError(ours ? e.code! : 'ERR_SPILLWAY_TASK', e.message, details)
+  if (e.remote?.stack) err.stack = `${err.stack}\n  the task's own error, as thrown on the worker:\n${e.remote.stack}`
+  return err
 }
 
 interface Pending {

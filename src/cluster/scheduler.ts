@@ -1,28 +1,40 @@
-// The scheduler: places chunk tasks on workers (balanced by bytes held),
-// tracks where every chunk lives, and recomputes what a dead worker held.
-// Chunk data never passes through here: only keys, sizes and partials.
+// The scheduler: a graph of tasks (built-in chunks, user calls, scattered
+// values), placed on workers where their inputs are, tracked to whoever
+// holds each value, and made again when a worker dies. Values never pass
+// through here: only keys, sizes, addresses and partials.
 
 import { EventEmitter } from 'node:events'
 import { KilledWorkerError, SpillwayError } from '../errors'
+import type { ValueFormat } from '../futures/values'
 import type { Partial } from '../spill-buffer'
-import type { ReduceManyResult, RunResult, TaskFn, Thresholds, WorkerMetrics } from './protocol'
+import { pickWorker } from './placement'
+import type { Inputs, RunResult, TaskFn, Thresholds, WorkerMetrics } from './protocol'
+import { reduceWhereHeld } from './reductions'
 import { WorkerLostError } from './rpc'
+import type { ScatterBackup } from './scatter-backup'
+import { TaskQueue } from './task-queue'
 import { TaskRecord } from './task-record'
 import type { WorkerHandle } from './worker-handle'
 
 /** A task killing this many workers fails with KilledWorkerError (Dask's allowed-failures + 1). */
 export const ALLOWED_KILLS = 3
 
-/** Keys per reduce request: tiny chunks then cost one round trip per batch. */
-const REDUCE_BATCH = 64
-
-/** Times one reduction recomputes a chunk its worker could not read back before failing it. */
-export const MAX_RECOMPUTES = 3
+export { MAX_RECOMPUTES } from './reductions'
 
 export interface TaskSubmission {
   key: string
   task: TaskFn
   expectedBytes: number
+  /** Keys whose values the task takes (they must be known to the scheduler). */
+  deps?: string[]
+  format?: ValueFormat
+  group?: string
+  priority?: number
+  retries?: number
+  /** Worker addresses or names it may run on. */
+  workers?: string[]
+  /** False for a task only its dependents need: not held by the caller, freed once they have run. */
+  hold?: boolean
 }
 
 export interface ClusterTotals {
@@ -31,17 +43,22 @@ export interface ClusterTotals {
   spillBytes: number
 }
 
+const live = (s: TaskRecord['state']) => s === 'waiting' || s === 'queued' || s === 'processing'
+
 export class Scheduler extends EventEmitter {
   readonly workers = new Map<string, WorkerHandle>()
   readonly tasks = new Map<string, TaskRecord>()
   readonly startedAt = Date.now()
-  #queue: TaskRecord[] = []
+  readonly queue = new TaskQueue()
   #closed = false
+  #seq = 0
   totalTasks = 0
   peakMemoryBytes = 0
   peakSpillBytes = 0
   lostWorkers = 0
   thresholds: Thresholds
+  /** Copies of scattered values, to restore them when their holder dies. */
+  backup: ScatterBackup | undefined
 
   constructor(thresholds: Thresholds) {
     super()
@@ -58,7 +75,7 @@ export class Scheduler extends EventEmitter {
     this.pump()
   }
 
-  /** A worker is gone: what it ran is suspect, what it held is recomputed. */
+  /** A worker is gone: what it ran is suspect, what it held is made again. */
   removeWorker(w: WorkerHandle, reason: string): void {
     if (!w.alive) return
     w.alive = false
@@ -68,23 +85,18 @@ export class Scheduler extends EventEmitter {
       t.suspicious++
       t.lastWorker = w.address
       t.worker = undefined
-      if (t.suspicious >= ALLOWED_KILLS) {
-        t.state = 'erred'
-        t.error = new KilledWorkerError(t.key, t.suspicious, w.address)
-      } else {
-        t.state = 'queued'
-        this.#queue.unshift(t)
-      }
-      t.settle()
+      if (t.suspicious >= ALLOWED_KILLS) this.#fail(t, new KilledWorkerError(t.key, t.suspicious, w.address))
+      else this.#requeue(t, true)
     }
-    for (const t of w.held) {
-      t.state = 'queued'
-      t.worker = undefined
-      this.#queue.push(t)
-    }
+    const held = [...w.held]
     w.processing.clear()
     w.held.clear()
     w.heldBytes = 0
+    for (const t of held) {
+      t.worker = undefined
+      if (t.needed) this.#requeue(t, false)
+      else this.#forgetOrRelease(t)
+    }
     this.emit('worker-removed', w, reason)
     this.pump()
   }
@@ -109,56 +121,121 @@ export class Scheduler extends EventEmitter {
     return { workers: this.workers.size, memoryBytes, spillBytes }
   }
 
-  /** Adds tasks; a key already held or running is not computed again. */
-  submit(subs: TaskSubmission[]): TaskRecord[] {
+  #check(): void {
     if (this.#closed) throw new SpillwayError('ERR_SPILLWAY_CLOSED', 'the cluster is closed')
+  }
+
+  /**
+   * Adds tasks, each held once more by the caller (`release` lets go). A key
+   * already known is not computed again; one whose value was freed is made
+   * again.
+   */
+  submit(subs: TaskSubmission[]): TaskRecord[] {
+    this.#check()
     const out: TaskRecord[] = []
     for (const s of subs) {
       let t = this.tasks.get(s.key)
       if (!t || t.state === 'erred') {
+        const deps = (s.deps ?? []).map((k) => this.record(k))
         t = new TaskRecord(s.key, s.task, s.expectedBytes)
+        t.deps = deps
+        if (s.format) t.format = s.format
+        t.group = s.group ?? s.key.replace(/-\d+$/, '')
+        t.priority = s.priority ?? 0
+        t.retries = s.retries ?? 0
+        t.restrict = s.workers?.length ? new Set(s.workers) : undefined
+        t.seq = ++this.#seq
+        for (const d of deps) d.dependents.add(t)
         this.tasks.set(s.key, t)
-        this.#queue.push(t)
         this.totalTasks++
-      }
+        const failed = deps.find((d) => d.state === 'erred')
+        if (failed) this.#fail(t, failed.error!)
+        else this.#requeue(t, false)
+      } else if (t.state === 'released') this.#requeue(t, false)
+      if (s.hold !== false) t.refs++
       out.push(t)
     }
     this.pump()
     return out
   }
 
-  async waitFor(keys: string[]): Promise<void> {
-    await Promise.all(keys.map((k) => this.#record(k).whenInMemory()))
-  }
-
-  #record(key: string): TaskRecord {
-    const t = this.tasks.get(key)
-    if (!t) throw new SpillwayError('ERR_SPILLWAY_UNKNOWN_KEY', `key ${JSON.stringify(key)} is not held by the cluster (released or never persisted)`, { key })
+  /** A value the client hands over: stored on a worker, with a backup to restore it from. */
+  async scatter(key: string, bytes: Buffer, format: ValueFormat, options: { workers?: string[] } = {}): Promise<TaskRecord> {
+    this.#check()
+    let t = this.tasks.get(key)
+    if (t && t.state !== 'erred') {
+      t.refs++
+      return t
+    }
+    t = new TaskRecord(key, undefined, bytes.length)
+    t.scattered = true
+    t.format = format
+    t.group = 'scatter'
+    t.seq = ++this.#seq
+    t.restrict = options.workers?.length ? new Set(options.workers) : undefined
+    t.refs++
+    this.tasks.set(key, t)
+    this.totalTasks++
+    await this.backup!.set(key, bytes)
+    this.#requeue(t, false)
+    this.pump()
     return t
   }
 
-  /** The least loaded worker free to take a task. */
-  #pick(): WorkerHandle | undefined {
-    let best: WorkerHandle | undefined
-    let bestLoad = Infinity
-    for (const w of this.workers.values()) {
-      if (!w.available) continue
-      const load = w.load()
-      if (load < bestLoad) {
-        best = w
-        bestLoad = load
-      }
-    }
-    return best
+  async waitFor(keys: string[]): Promise<void> {
+    await Promise.all(keys.map((k) => this.record(k).whenInMemory()))
+  }
+
+  record(key: string): TaskRecord {
+    const t = this.tasks.get(key)
+    if (!t) throw new SpillwayError('ERR_SPILLWAY_UNKNOWN_KEY', `key ${JSON.stringify(key)} is not held by the cluster (released or never submitted)`, { key })
+    return t
+  }
+
+  /** Puts a task where it can run: queued when its inputs are held, else waiting (and its freed inputs made again). */
+  #requeue(t: TaskRecord, front: boolean): void {
+    t.worker = undefined
+    for (const d of t.deps) if (d.state === 'released') this.#requeue(d, false)
+    if (t.deps.every((d) => d.state === 'memory')) {
+      t.state = 'queued'
+      if (front) this.queue.pushFront(t)
+      else this.queue.push(t)
+    } else t.state = 'waiting'
   }
 
   pump(): void {
-    while (this.#queue.length && !this.#closed) {
-      const w = this.#pick()
-      if (!w) return
-      const t = this.#queue.shift()!
-      if (t.state === 'queued') this.#run(t, w)
+    const q = this.queue
+    let i = 0
+    let scanned = 0
+    // Tasks whose preferred worker is busy stay queued; the scan is bounded
+    // so a long queue costs little per call.
+    while (i < q.length && scanned < 256 && !this.#closed) {
+      const t = q.items[i]
+      if (t.state !== 'queued' || this.tasks.get(t.key) !== t) {
+        q.removeAt(i)
+        continue
+      }
+      if (!t.deps.every((d) => d.state === 'memory')) {
+        q.removeAt(i)
+        this.#requeue(t, false)
+        continue
+      }
+      const choice = pickWorker(this.workers.values(), t)
+      if (choice === 'none') return
+      if (choice === 'later') {
+        i++
+        scanned++
+        continue
+      }
+      q.removeAt(i)
+      this.#run(t, choice)
     }
+  }
+
+  #inputs(t: TaskRecord, w: WorkerHandle): Inputs {
+    const inputs: Inputs = {}
+    for (const d of t.deps) inputs[d.key] = { format: d.format, nbytes: d.nbytes, address: d.worker && d.worker !== w ? d.worker.dataAddress : undefined }
+    return inputs
   }
 
   #run(t: TaskRecord, w: WorkerHandle): void {
@@ -166,33 +243,41 @@ export class Scheduler extends EventEmitter {
     t.worker = w
     w.processing.add(t)
     w.inflight++
-    w.rpc
-      .request<RunResult>({ op: 'run', key: t.key, task: t.task })
+    const request = t.scattered
+      ? this.backup!.get(t.key).then((data) => w.rpc.request<RunResult>({ op: 'put', key: t.key, data }))
+      : w.rpc.request<RunResult>({ op: 'run', key: t.key, task: t.task!, inputs: this.#inputs(t, w) })
+    request
       .then(
         (res) => {
           if (!w.alive) return
           if (t.worker !== w || t.state !== 'processing') {
-            // Released while running: the worker stored the chunk after (or
+            // Released while running: the worker stored the value after (or
             // without) seeing the release, so nothing would ever free it.
             this.#discard(t.key, w)
             return
           }
           w.processing.delete(t)
+          if (res.skipped) return this.#requeue(t, true)
           t.state = 'memory'
           t.nbytes = res.nbytes
+          if (res.format) t.format = res.format
           w.held.add(t)
           w.heldBytes += res.nbytes
           if (res.metrics) this.onHeartbeat(w, res.metrics)
           t.settle()
+          this.#landed(t)
         },
         (err) => {
           // A lost worker is handled by removeWorker; anything else is the
           // task's own failure.
-          if (err instanceof WorkerLostError || !w.alive || t.worker !== w) return
+          if (err instanceof WorkerLostError || !w.alive || t.worker !== w || t.state !== 'processing') return
           w.processing.delete(t)
-          t.state = 'erred'
-          t.error = err
-          t.settle()
+          if (err?.code === 'ERR_SPILLWAY_MISSING_DEP') return this.#missing(t, err.details?.missing ?? [])
+          if (t.retries > 0 && err?.code === 'ERR_SPILLWAY_TASK') {
+            t.retries--
+            return this.#requeue(t, true)
+          }
+          this.#fail(t, err)
         },
       )
       .finally(() => {
@@ -201,119 +286,137 @@ export class Scheduler extends EventEmitter {
       })
   }
 
-  /**
-   * Reduces each key where it lives, in batches per worker, recomputing the
-   * chunks of lost workers and those a worker can no longer read back.
-   * `releaseEach` frees chunks once reduced (for arrays never persisted).
-   */
-  async reduce(keys: string[], dtype: string, op: string, concurrency = 8, releaseEach = false): Promise<Partial[]> {
-    const out: Partial[] = new Array(keys.length)
-    const records = keys.map((k) => this.#record(k))
-    const recomputes = new Map<TaskRecord, number>()
-    let remaining = records.map((_, i) => i)
-    while (remaining.length) {
-      const byWorker = new Map<WorkerHandle, number[]>()
-      for (const i of remaining) {
-        const t = records[i]
-        if (t.state === 'erred') throw t.error
-        if (t.state !== 'memory' || !t.worker?.alive) continue
-        const list = byWorker.get(t.worker) ?? byWorker.set(t.worker, []).get(t.worker)!
-        list.push(i)
-      }
-      if (byWorker.size === 0) {
-        // Nothing reducible yet: wait for the next chunk to land.
-        await Promise.race(remaining.map((i) => records[i].whenInMemory()))
-        continue
-      }
-      const batches: Array<[WorkerHandle, number[]]> = []
-      for (const [w, idx] of byWorker) {
-        for (let j = 0; j < idx.length; j += REDUCE_BATCH) batches.push([w, idx.slice(j, j + REDUCE_BATCH)])
-      }
-      const done = new Set<number>()
-      let next = 0
-      const lane = async () => {
-        while (next < batches.length) {
-          const [w, idx] = batches[next++]
-          let lost: SpillwayError | undefined
-          try {
-            const res = await w.rpc.request<ReduceManyResult>({ op: 'reduce-many', keys: idx.map((i) => keys[i]), dtype, reduceOp: op })
-            const unreadable = new Map((res.unreadable ?? []).map((u) => [u.key, u]))
-            res.partials.forEach((p, j) => {
-              if (p) {
-                out[idx[j]] = p
-                done.add(idx[j])
-                return
-              }
-              const t = records[idx[j]]
-              // Not held where the scheduler placed it (a spill file gone or
-              // corrupt, or the chunk missing): compute it again from its task.
-              if (t.state === 'memory' && t.worker === w) {
-                const u = unreadable.get(t.key)
-                const n = (recomputes.get(t) ?? 0) + 1
-                recomputes.set(t, n)
-                this.#recompute(t, w)
-                if (n > MAX_RECOMPUTES) lost ??= chunkLost(t.key, w.address, u ? `${u.code}: ${u.message}` : 'the worker no longer held it')
-              }
-            })
-            if (lost) throw lost
-            if (releaseEach) this.release(idx.filter((i) => done.has(i)).map((i) => keys[i]))
-          } catch (err) {
-            if (err === lost || !(err instanceof WorkerLostError || !w.alive)) throw err
-          }
-        }
-      }
-      await Promise.all(Array.from({ length: Math.min(concurrency, batches.length) }, lane))
-      const before = remaining.length
-      remaining = remaining.filter((i) => !done.has(i))
-      // Yield so a lost worker is processed before the next round.
-      if (remaining.length === before) await new Promise((r) => setTimeout(r, 10))
+  /** A value landed: dependents whose inputs are all held can run, inputs no one needs are freed. */
+  #landed(t: TaskRecord): void {
+    for (const d of t.dependents) {
+      if (d.state === 'waiting' && d.deps.every((x) => x.state === 'memory')) this.#requeue(d, false)
     }
-    return out
+    for (const dep of t.deps) if (!dep.needed) this.#forgetOrRelease(dep)
   }
 
-  /** Drops a chunk its worker cannot hand back and queues its task again. */
-  #recompute(t: TaskRecord, w: WorkerHandle): void {
-    w.held.delete(t)
-    w.heldBytes -= t.nbytes
+  /** A run could not get its inputs: make them again where their holder lost them, then run it. */
+  #missing(t: TaskRecord, keys: string[]): void {
+    for (const k of keys) {
+      const d = this.tasks.get(k)
+      if (d?.state === 'memory' && d.worker?.alive) this.recompute(d, d.worker)
+    }
+    this.#requeue(t, true)
+  }
+
+  /** Fails a task and, with the same error, every dependent still to run. */
+  #fail(t: TaskRecord, error: Error): void {
+    if (t.worker && t.state === 'processing') t.worker.processing.delete(t)
     t.worker = undefined
-    t.state = 'queued'
-    this.#queue.unshift(t)
-    // Sent before the task can be placed again, so it never deletes a rerun
-    // on this worker.
-    w.rpc.request({ op: 'release', keys: [t.key] }).catch(() => {})
+    t.state = 'erred'
+    t.error = error
+    t.settle()
+    for (const d of t.dependents) if (live(d.state)) this.#fail(d, error)
+    for (const dep of t.deps) if (!dep.needed) this.#forgetOrRelease(dep)
+    if (t.refs === 0 && t.dependents.size === 0) this.#forget(t)
+  }
+
+  /** Cancels keys: queued work dropped, running work aborted, dependents failed with ERR_SPILLWAY_CANCELLED. */
+  cancel(keys: string[]): void {
+    for (const k of keys) {
+      const t = this.tasks.get(k)
+      if (!t || t.state === 'erred') continue
+      const err = new SpillwayError('ERR_SPILLWAY_CANCELLED', `task ${JSON.stringify(k)} was cancelled`, { key: k })
+      const w = t.worker
+      if (w && t.state === 'processing') w.rpc.request({ op: 'cancel', key: k }).catch(() => {})
+      this.#dropValue(t)
+      this.#fail(t, err)
+    }
     this.pump()
   }
 
-  /** Frees the chunk a run produced after its key was released, unless the key was submitted again and lives there now. */
+  /** Frees a value on its worker (or forgets a run in flight); the record stays. */
+  #dropValue(t: TaskRecord): void {
+    const w = t.worker
+    if (!w) return
+    if (t.state === 'memory') {
+      w.held.delete(t)
+      w.heldBytes -= t.nbytes
+      w.rpc.request({ op: 'release', keys: [t.key] }).catch(() => {})
+    } else if (t.state === 'processing') {
+      // No longer counts towards the worker's load, nor is rerun if that
+      // worker dies; its result is discarded when it lands.
+      w.processing.delete(t)
+      w.rpc.request({ op: 'release', keys: [t.key] }).catch(() => {})
+    }
+    t.worker = undefined
+  }
+
+  /** A value no one needs: forgotten if nothing refers to it, else freed and kept as released. */
+  #forgetOrRelease(t: TaskRecord): void {
+    if (t.needed || this.tasks.get(t.key) !== t) return
+    if (t.state === 'erred') {
+      if (t.dependents.size === 0) this.#forget(t)
+      return
+    }
+    this.#dropValue(t)
+    if (t.state !== 'memory' && t.state !== 'released') {
+      t.state = 'erred'
+      t.error = new SpillwayError('ERR_SPILLWAY_RELEASED', `key ${t.key} was released`, { key: t.key })
+      t.settle()
+    }
+    t.state = 'released'
+    if (t.dependents.size === 0) this.#forget(t)
+  }
+
+  #forget(t: TaskRecord): void {
+    if (this.tasks.get(t.key) !== t) return
+    this.#dropValue(t)
+    if (t.state !== 'memory' && t.state !== 'erred') {
+      t.state = 'erred'
+      t.error ??= new SpillwayError('ERR_SPILLWAY_RELEASED', `key ${t.key} was released`, { key: t.key })
+      t.settle()
+    }
+    this.tasks.delete(t.key)
+    if (t.scattered) this.backup?.delete(t.key)
+    for (const dep of t.deps) {
+      dep.dependents.delete(t)
+      if (!dep.needed) this.#forgetOrRelease(dep)
+    }
+  }
+
+  /**
+   * Reduces each key where it lives, in batches per worker, recomputing the
+   * chunks of lost workers and those a worker can no longer read back.
+   * `onReduced` hears keys whose partial is in.
+   */
+  reduce(keys: string[], dtype: string, op: string, concurrency = 8, onReduced?: (keys: string[]) => void): Promise<Partial[]> {
+    return reduceWhereHeld(this, keys, dtype, op, concurrency, onReduced)
+  }
+
+  /** Drops a value its worker cannot hand back and makes it again. */
+  recompute(t: TaskRecord, w: WorkerHandle): void {
+    w.held.delete(t)
+    w.heldBytes -= t.nbytes
+    t.worker = undefined
+    // Sent before the task can be placed again, so it never deletes a rerun
+    // on this worker.
+    w.rpc.request({ op: 'release', keys: [t.key] }).catch(() => {})
+    for (const d of t.dependents) if (d.state === 'queued') d.state = 'waiting'
+    this.#requeue(t, true)
+    this.pump()
+  }
+
+  /** Frees the value a run produced after its key was released, unless the key was submitted again and lives there now. */
   #discard(key: string, w: WorkerHandle): void {
     const current = this.tasks.get(key)
     if (current?.worker === w && (current.state === 'processing' || current.state === 'memory')) return
     w.rpc.request({ op: 'release', keys: [key] }).catch(() => {})
   }
 
-  /** Forgets keys and frees them on their workers. */
+  /** Lets go of one hold on each key; a value no one needs any more is freed. */
   release(keys: string[]): void {
-    const byWorker = new Map<WorkerHandle, string[]>()
     for (const k of keys) {
       const t = this.tasks.get(k)
       if (!t) continue
-      this.tasks.delete(k)
-      const w = t.worker
-      if (t.state === 'memory' && w) {
-        w.held.delete(t)
-        w.heldBytes -= t.nbytes
-      }
-      // A running task no longer counts towards its worker's load, nor is
-      // it rerun if that worker dies; its result is discarded when it lands.
-      if (w) w.processing.delete(t)
-      t.worker = undefined
-      if (w) (byWorker.get(w) ?? byWorker.set(w, []).get(w)!).push(k)
-      t.state = 'erred'
-      t.error = new SpillwayError('ERR_SPILLWAY_RELEASED', `key ${k} was released`)
-      t.settle()
+      t.refs = Math.max(0, t.refs - 1)
+      if (t.refs === 0) this.#forgetOrRelease(t)
     }
-    this.#queue = this.#queue.filter((t) => this.tasks.get(t.key) === t)
-    for (const [w, ks] of byWorker) w.rpc.request({ op: 'release', keys: ks }).catch(() => {})
+    this.pump()
   }
 
   /** Applies new thresholds on every live worker at once. */
@@ -347,27 +450,14 @@ export class Scheduler extends EventEmitter {
     this.#closed = true
     const err = new SpillwayError('ERR_SPILLWAY_CLOSED', 'the cluster was closed')
     for (const t of this.tasks.values()) {
-      if (t.state === 'queued' || t.state === 'processing') {
+      if (live(t.state)) {
         t.state = 'erred'
         t.error = err
         t.settle()
       }
     }
-    this.#queue = []
+    this.queue.clear()
   }
-}
-
-/**
- * A chunk that could not be read back MAX_RECOMPUTES times in one reduction
- * (a disk losing every write). Its task stays queued, so a later reduction
- * finds it again.
- */
-function chunkLost(key: string, worker: string, reason: string): SpillwayError {
-  return new SpillwayError(
-    'ERR_SPILLWAY_CHUNK_LOST',
-    `chunk ${JSON.stringify(key)} could not be read back after ${MAX_RECOMPUTES} recomputes (last on ${worker}: ${reason})`,
-    { key, worker, recomputes: MAX_RECOMPUTES, reason },
-  )
 }
 
 type Partial_<T> = { [K in keyof T]?: T[K] }

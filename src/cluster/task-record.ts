@@ -1,10 +1,13 @@
-// One task in the scheduler's graph. States follow Dask's: queued (waiting
-// for a worker), processing (sent to one), memory (held by one), erred.
+// One task in the scheduler's graph. States follow Dask's: waiting (for its
+// inputs), queued (for a worker), processing (sent to one), memory (held by
+// one), erred, and released (its value freed, kept only so dependents that
+// must be computed again can make it again).
 
+import type { ValueFormat } from '../futures/values'
 import type { TaskFn } from './protocol'
 import type { WorkerHandle } from './worker-handle'
 
-export type TaskState = 'queued' | 'processing' | 'memory' | 'erred'
+export type TaskState = 'waiting' | 'queued' | 'processing' | 'memory' | 'erred' | 'released'
 
 export interface Waiter {
   resolve(): void
@@ -20,12 +23,35 @@ export class TaskRecord {
   lastWorker: string | undefined
   error: Error | undefined
   readonly waiters = new Set<Waiter>()
+  deps: TaskRecord[] = []
+  /** Records that take this one's value as an input. */
+  readonly dependents = new Set<TaskRecord>()
+  /** Holders outside the scheduler: Futures, persisted arrays. */
+  refs = 0
+  /** Reruns left after a thrown error. */
+  retries = 0
+  priority = 0
+  seq = 0
+  /** Worker addresses or names it may run on; undefined for any. */
+  restrict: Set<string> | undefined
+  format: ValueFormat = 'v8'
+  /** What the dashboard groups it under: the function's name or the array's. */
+  group = ''
+  /** A scattered value: no task makes it, a backup copy restores it. */
+  scattered = false
 
   constructor(
     readonly key: string,
-    readonly task: TaskFn,
+    readonly task: TaskFn | undefined,
     readonly expectedBytes: number,
   ) {}
+
+  /** Its value is wanted: a holder, or a dependent still to run. */
+  get needed(): boolean {
+    if (this.refs > 0) return true
+    for (const d of this.dependents) if (d.state === 'waiting' || d.state === 'queued' || d.state === 'processing') return true
+    return false
+  }
 
   settle() {
     for (const w of this.waiters) {
@@ -40,5 +66,10 @@ export class TaskRecord {
     if (this.state === 'memory') return Promise.resolve()
     if (this.state === 'erred') return Promise.reject(this.error)
     return new Promise((resolve, reject) => this.waiters.add({ resolve, reject }))
+  }
+
+  /** Settled one way or the other (for wait() and asCompleted). */
+  whenDone(): Promise<void> {
+    return this.whenInMemory().catch(() => {})
   }
 }

@@ -16,6 +16,8 @@ export class WorkerHandle {
   alive = true
   metrics: WorkerMetrics | undefined
   pid = 0
+  /** Where its data server listens: other workers fetch its values there. */
+  dataAddress = ''
   readonly startedAt = Date.now()
 
   constructor(

@@ -42,7 +42,7 @@ export interface WorkerRow {
 }
 
 export interface TaskGroup {
-  /** The array a chunk belongs to: its key without the chunk index. */
+  /** The array a chunk belongs to, or the function a task calls. */
   name: string
   total: number
   queued: number
@@ -160,19 +160,20 @@ export function workerRows(client: Client): WorkerRow[] {
   return rows
 }
 
-const CHUNK_INDEX = /-\d+$/
-
 export function taskView(client: Client): TaskView {
   const s = client.scheduler
   const byState = { queued: 0, processing: 0, memory: 0, erred: 0 }
   const groups = new Map<string, TaskGroup>()
-  for (const [key, t] of s.tasks) {
-    byState[t.state]++
-    const name = key.replace(CHUNK_INDEX, '')
+  for (const t of s.tasks.values()) {
+    // Waiting for inputs counts as queued; a released value is no task any more.
+    if (t.state === 'released') continue
+    const state = t.state === 'waiting' ? 'queued' : t.state
+    byState[state]++
+    const name = t.group
     let g = groups.get(name)
     if (!g) groups.set(name, (g = { name, total: 0, queued: 0, processing: 0, memory: 0, erred: 0 }))
     g.total++
-    g[t.state]++
+    g[state]++
   }
   return { submitted: s.totalTasks, byState, groups: [...groups.values()].slice(-MAX_GROUPS) }
 }

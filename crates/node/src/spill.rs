@@ -4,7 +4,7 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use spillway_core::chunk::{ChunkSpec, Dtype, Op, Partial};
 use spillway_core::codec::Codec;
-use spillway_core::spill::{SpillBuffer, SpillConfig, SpillMetrics};
+use spillway_core::spill::{SpillBuffer, SpillConfig, SpillMetrics, StoredBytes};
 
 use crate::chunk::{from_partial, parse_op, to_spec, JsChunkSpec};
 use crate::error::{to_js, to_u64};
@@ -63,10 +63,19 @@ fn to_js_metrics(m: SpillMetrics) -> NativeSpillMetrics {
     }
 }
 
+/// A chunk as `getFrame` hands it out: `frame` says whether `data` is a
+/// whole spillway frame (for `decompress`) or the chunk's own bytes.
+#[napi(object)]
+pub struct NativeStoredBytes {
+    pub frame: bool,
+    pub data: Buffer,
+}
+
 /// What a SpillBuffer task does off the JS thread.
 pub enum Job {
     Set(String, Buffer),
     Get(String),
+    GetFrame(String),
     SetTarget(f64),
     EvictUntil(u64),
     Generate(String, ChunkSpec),
@@ -77,6 +86,8 @@ pub enum Job {
 pub enum Outcome {
     Nothing,
     Data(Option<Vec<u8>>),
+    /// Whether the bytes are a frame, and the bytes.
+    Stored(Option<(bool, Vec<u8>)>),
     Count(u64),
     Partial(Option<Partial>),
 }
@@ -100,6 +111,14 @@ impl Task for SpillTask {
             // A chunk the buffer still holds is copied, so JS can never write into
             // it; one read from disk and not kept is handed over as it is.
             Job::Get(key) => b.get(&key).map(|d| Outcome::Data(d.map(|a| Arc::unwrap_or_clone(a)))),
+            // As for Get, a chunk still held is copied here, off the JS
+            // thread; a frame read from its file is the caller's already.
+            Job::GetFrame(key) => b.get_frame(&key).map(|s| {
+                Outcome::Stored(s.map(|s| match s {
+                    StoredBytes::Frame(f) => (true, f),
+                    StoredBytes::Raw(d) => (false, Arc::unwrap_or_clone(d)),
+                }))
+            }),
             Job::SetTarget(t) => b.set_target(t).map(|_| Outcome::Nothing),
             Job::EvictUntil(bytes) => Ok(Outcome::Count(b.evict_until(bytes))),
             Job::Generate(key, spec) => b.generate(&key, &spec).map(Outcome::Count),
@@ -116,7 +135,8 @@ impl Task for SpillTask {
         let v = match out {
             Outcome::Nothing => ().into_unknown(&env)?,
             Outcome::Data(Some(d)) => Buffer::from(d).into_unknown(&env)?,
-            Outcome::Data(None) | Outcome::Partial(None) => Null.into_unknown(&env)?,
+            Outcome::Data(None) | Outcome::Stored(None) | Outcome::Partial(None) => Null.into_unknown(&env)?,
+            Outcome::Stored(Some((frame, data))) => NativeStoredBytes { frame, data: data.into() }.into_unknown(&env)?,
             Outcome::Count(n) => (n as f64).into_unknown(&env)?,
             Outcome::Partial(Some(p)) => from_partial(p).into_unknown(&env)?,
         };
@@ -158,6 +178,13 @@ impl NativeSpillBuffer {
     #[napi(ts_return_type = "Promise<Buffer | null>")]
     pub fn get(&self, key: String) -> AsyncTask<SpillTask> {
         self.task(Job::Get(key))
+    }
+
+    /// A spilled chunk as its compressed frame, verified but not decoded and
+    /// left on disk; a chunk in memory as its bytes; null when not held.
+    #[napi(ts_return_type = "Promise<NativeStoredBytes | null>")]
+    pub fn get_frame(&self, key: String) -> AsyncTask<SpillTask> {
+        self.task(Job::GetFrame(key))
     }
 
     #[napi]

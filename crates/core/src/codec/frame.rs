@@ -123,7 +123,10 @@ impl FrameHeader {
         self.decode_verified(&payload)
     }
 
-    fn check(&self, payload_len: usize, checksum: u64) -> Result<()> {
+    /// Checks a payload's length and `payload_hasher` checksum against the
+    /// header without decoding it: a frame passed on verbatim must still be
+    /// known good before it leaves.
+    pub fn check(&self, payload_len: usize, checksum: u64) -> Result<()> {
         if payload_len as u64 != self.payload_len {
             return Err(Error::corrupt(format!("payload is {payload_len} bytes, header declares {}", self.payload_len)));
         }

@@ -29,6 +29,26 @@ enum Slot {
     Disk { disk_len: u64 },
 }
 
+/// A chunk as `get_frame` hands it out for transfer.
+#[derive(Debug)]
+pub enum StoredBytes {
+    /// A whole spillway frame, exactly as `codec::decode` accepts it (its
+    /// codec is `None` when the chunk did not compress).
+    Frame(Vec<u8>),
+    /// The chunk's own bytes, uncompressed, shared with the buffer.
+    Raw(Arc<Vec<u8>>),
+}
+
+/// What `lookup` found.
+enum Lookup<'a, T> {
+    Absent,
+    /// In memory, or in memory while its file is written.
+    Held(Arc<Vec<u8>>),
+    /// Read from the file of `version`. `s` is the lock taken again after
+    /// the read; `current` says whether that file is still the key's.
+    Read { data: T, version: u64, secs: f64, s: MutexGuard<'a, State>, current: bool },
+}
+
 struct Entry {
     slot: Slot,
     len: u64,
@@ -117,13 +137,13 @@ impl SpillBuffer {
                 Ok((disk_len, secs)) => {
                     self.remove_locked(&mut s, key);
                     s.entries.insert(key.to_string(), Entry { slot: Slot::Disk { disk_len }, len, version });
-                    record_spill(&mut s.m, len, disk_len, secs);
+                    s.m.record_spill(len, disk_len, secs);
                     drop(s);
                     crate::pool::recycle(data);
                     return Ok(());
                 }
                 Err(e) => {
-                    record_failure(&mut s.m, &e);
+                    s.m.record_failure(&e);
                     s
                 }
             }
@@ -161,55 +181,73 @@ impl SpillBuffer {
     }
 
     fn fetch(&self, key: &str, promote: bool) -> Result<Option<Arc<Vec<u8>>>> {
-        // A concurrent delete or overwrite can remove the file being read; then
-        // look again rather than report a spurious error.
+        let (data, version, secs, mut s, current) = match self.lookup(key, |v| self.disk.read(key, v))? {
+            Lookup::Absent => return Ok(None),
+            Lookup::Held(d) => return Ok(Some(d)),
+            Lookup::Read { data, version, secs, s, current } => (data, version, secs, s, current),
+        };
+        s.m.record_unspill(data.len() as u64, secs);
+        let data = Arc::new(data);
+        // A chunk larger than the target could not stay in memory:
+        // promoting it would push every other chunk out and then
+        // write it to disk again.
+        let fits = s.entries.get(key).is_some_and(|e| e.len <= s.target_bytes);
+        if promote && fits && current {
+            let e = s.entries.get_mut(key).unwrap();
+            let Slot::Disk { disk_len } = e.slot else { unreachable!() };
+            e.slot = Slot::Memory(data.clone());
+            let len = e.len;
+            s.m.spilled_memory -= len;
+            s.m.spilled_disk -= disk_len;
+            s.memory_bytes += len;
+            s.lru.touch(key);
+            self.disk.remove(key, version);
+            let target = s.target_bytes;
+            drop(s);
+            self.evict_until(target);
+        }
+        Ok(Some(data))
+    }
+
+    /// The chunk as it should travel to another worker: a spilled chunk as
+    /// its file's frame, verified but not decoded, and left on disk (neither
+    /// an unspill nor a use); a chunk in memory as its own bytes, counted as
+    /// used as by `peek`.
+    pub fn get_frame(&self, key: &str) -> Result<Option<StoredBytes>> {
+        Ok(match self.lookup(key, |v| self.disk.read_frame(key, v))? {
+            Lookup::Absent => None,
+            Lookup::Held(d) => Some(StoredBytes::Raw(d)),
+            Lookup::Read { data, .. } => Some(StoredBytes::Frame(data)),
+        })
+    }
+
+    /// Finds `key`, reading a spilled chunk with `read` outside the lock. A
+    /// concurrent delete or overwrite can remove the file being read; then
+    /// look again rather than report a spurious error.
+    fn lookup<T>(&self, key: &str, read: impl Fn(u64) -> Result<T>) -> Result<Lookup<'_, T>> {
         for _ in 0..8 {
             let version = {
                 let mut s = self.open()?;
-                let Some(e) = s.entries.get(key) else { return Ok(None) };
+                let Some(e) = s.entries.get(key) else { return Ok(Lookup::Absent) };
                 let version = e.version;
                 match &e.slot {
                     Slot::Memory(d) => {
                         let d = d.clone();
                         s.lru.touch(key);
-                        return Ok(Some(d));
+                        return Ok(Lookup::Held(d));
                     }
-                    Slot::Writing(d) => return Ok(Some(d.clone())),
+                    Slot::Writing(d) => return Ok(Lookup::Held(d.clone())),
                     Slot::Disk { .. } => version,
                 }
             };
             let start = Instant::now();
-            let read = self.disk.read(key, version);
+            let outcome = read(version);
             let secs = start.elapsed().as_secs_f64();
-            let mut s = self.open()?;
-            let current = s.entries.get(key).map(|e| (e.version, matches!(e.slot, Slot::Disk { .. })));
-            match read {
-                Ok(data) => {
-                    s.m.unspill_count += 1;
-                    s.m.unspill_bytes_read += data.len() as u64;
-                    s.m.unspill_seconds += secs;
-                    let data = Arc::new(data);
-                    // A chunk larger than the target could not stay in memory:
-                    // promoting it would push every other chunk out and then
-                    // write it to disk again.
-                    let fits = s.entries.get(key).is_some_and(|e| e.len <= s.target_bytes);
-                    if promote && fits && current == Some((version, true)) {
-                        let e = s.entries.get_mut(key).unwrap();
-                        let Slot::Disk { disk_len } = e.slot else { unreachable!() };
-                        e.slot = Slot::Memory(data.clone());
-                        let len = e.len;
-                        s.m.spilled_memory -= len;
-                        s.m.spilled_disk -= disk_len;
-                        s.memory_bytes += len;
-                        s.lru.touch(key);
-                        self.disk.remove(key, version);
-                        let target = s.target_bytes;
-                        drop(s);
-                        self.evict_until(target);
-                    }
-                    return Ok(Some(data));
-                }
-                Err(e) if current == Some((version, true)) => return Err(e),
+            let s = self.open()?;
+            let current = s.entries.get(key).is_some_and(|e| e.version == version && matches!(e.slot, Slot::Disk { .. }));
+            match outcome {
+                Ok(data) => return Ok(Lookup::Read { data, version, secs, s, current }),
+                Err(e) if current => return Err(e),
                 Err(_) => continue,
             }
         }
@@ -308,7 +346,7 @@ impl SpillBuffer {
                     let len = e.len;
                     s.memory_bytes -= len;
                     s.writing_bytes -= len;
-                    record_spill(&mut s.m, len, disk_len, secs);
+                    s.m.record_spill(len, disk_len, secs);
                     spilled += 1;
                     drop(s);
                     crate::pool::recycle(data);
@@ -320,7 +358,7 @@ impl SpillBuffer {
                     let len = e.len;
                     s.writing_bytes -= len;
                     s.lru.push_oldest(&key);
-                    record_failure(&mut s.m, &err);
+                    s.m.record_failure(&err);
                     return spilled;
                 }
                 (Err(_), false) => {}
@@ -369,17 +407,4 @@ impl Drop for SpillBuffer {
     fn drop(&mut self) {
         self.close();
     }
-}
-
-fn record_spill(m: &mut SpillMetrics, len: u64, disk_len: u64, secs: f64) {
-    m.spilled_memory += len;
-    m.spilled_disk += disk_len;
-    m.spill_count += 1;
-    m.spill_bytes_written += disk_len;
-    m.spill_seconds += secs;
-}
-
-fn record_failure(m: &mut SpillMetrics, err: &Error) {
-    m.write_failures += 1;
-    m.last_write_error = Some(err.to_string());
 }

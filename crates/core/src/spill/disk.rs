@@ -143,6 +143,23 @@ impl DiskStore {
 
     /// Reads, verifies and decodes the chunk stored under `key`.
     pub fn read(&self, key: &str, version: u64) -> Result<Vec<u8>> {
+        let (header, payload, checksum) = self.read_checksummed(key, version, false)?;
+        header.decode_checked(payload, checksum)
+    }
+
+    /// The file of `key` as it lies: a whole frame, header included, that
+    /// `codec::decode` accepts. It is verified (header, length, checksum) but
+    /// never decoded, so a spilled chunk can be sent on still compressed.
+    pub fn read_frame(&self, key: &str, version: u64) -> Result<Vec<u8>> {
+        let (header, frame, checksum) = self.read_checksummed(key, version, true)?;
+        header.check(frame.len() - HEADER_LEN, checksum)?;
+        Ok(frame)
+    }
+
+    /// Reads the payload (after the header when `with_header`), checksumming
+    /// it block by block as it arrives, while each block is still in cache:
+    /// one pass over memory instead of two. The caller checks the sum.
+    fn read_checksummed(&self, key: &str, version: u64, with_header: bool) -> Result<(FrameHeader, Vec<u8>, u64)> {
         let path = self.path_of(key, version);
         let mut f = File::open(&path).map_err(|e| Error::io("open spill file", &path, e))?;
         let mut head = [0u8; HEADER_LEN];
@@ -156,23 +173,23 @@ impl DiskStore {
                 HEADER_LEN as u64 + header.payload_len
             )));
         }
-        // Checksummed block by block as it arrives, while each block is still
-        // in cache: one pass over memory instead of two.
         let n = header.payload_len;
-        let mut payload = crate::pool::take_empty(n as usize);
+        let base = if with_header { HEADER_LEN } else { 0 };
+        let mut out = crate::pool::take_empty(base + n as usize);
+        out.extend_from_slice(&head[..base]);
         let mut hasher = header.payload_hasher();
         loop {
-            let start = payload.len();
+            let start = out.len();
             let got = (&mut f)
-                .take(READ_BLOCK.min(n - start as u64))
-                .read_to_end(&mut payload)
+                .take(READ_BLOCK.min(n - (start - base) as u64))
+                .read_to_end(&mut out)
                 .map_err(|e| Error::io("read spill file", &path, e))?;
             if got == 0 {
                 break;
             }
-            hasher.write(&payload[start..]);
+            hasher.write(&out[start..]);
         }
-        header.decode_checked(payload, hasher.finish())
+        Ok((header, out, hasher.finish()))
     }
 
     pub fn remove(&self, key: &str, version: u64) {

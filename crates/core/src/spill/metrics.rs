@@ -23,3 +23,24 @@ pub struct SpillMetrics {
     pub target_bytes: u64,
     pub memory_limit: u64,
 }
+
+impl SpillMetrics {
+    pub(crate) fn record_spill(&mut self, len: u64, disk_len: u64, secs: f64) {
+        self.spilled_memory += len;
+        self.spilled_disk += disk_len;
+        self.spill_count += 1;
+        self.spill_bytes_written += disk_len;
+        self.spill_seconds += secs;
+    }
+
+    pub(crate) fn record_unspill(&mut self, bytes_read: u64, secs: f64) {
+        self.unspill_count += 1;
+        self.unspill_bytes_read += bytes_read;
+        self.unspill_seconds += secs;
+    }
+
+    pub(crate) fn record_failure(&mut self, err: &crate::Error) {
+        self.write_failures += 1;
+        self.last_write_error = Some(err.to_string());
+    }
+}

@@ -6,6 +6,6 @@ mod disk;
 mod lru;
 mod metrics;
 
-pub use buffer::{SpillBuffer, SpillConfig};
+pub use buffer::{SpillBuffer, SpillConfig, StoredBytes};
 pub use disk::DiskStore;
 pub use metrics::SpillMetrics;

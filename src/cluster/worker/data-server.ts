@@ -1,0 +1,100 @@
+// A worker's data server: other workers (and the client's gather) fetch the
+// values this worker holds, after the handshake proves they are ours. A
+// spilled value is sent as its compressed frame, straight from disk.
+
+import type { Server, Socket } from 'node:net'
+import { listen } from '../comm/address'
+import { FrameReader, headed, unhead, writeFrame } from '../comm/frames'
+import { acceptHandshake } from '../comm/handshake'
+
+export interface Held {
+  /** The stored bytes, or the compressed frame of a spilled value. */
+  forTransfer(key: string): Promise<{ compressed: boolean; data: Buffer } | undefined>
+}
+
+export interface TransferCounts {
+  outgoingBytes: number
+  outgoingCount: number
+  incomingBytes: number
+  incomingCount: number
+}
+
+export class DataServer {
+  #server: Server | undefined
+  readonly #sockets = new Set<Socket>()
+  address = ''
+
+  constructor(
+    private readonly store: Held,
+    private readonly secret: Buffer,
+    private readonly counts: TransferCounts,
+    private readonly log: (message: string) => void,
+  ) {}
+
+  async start(address: string): Promise<string> {
+    const { server, address: bound } = await listen(address, (s) => this.#accept(s))
+    this.#server = server
+    this.address = bound
+    return bound
+  }
+
+  async #accept(socket: Socket): Promise<void> {
+    this.#sockets.add(socket)
+    socket.once('close', () => this.#sockets.delete(socket))
+    socket.on('error', () => socket.destroy())
+    let rest: Buffer
+    try {
+      rest = await acceptHandshake(socket, this.secret)
+    } catch (e: any) {
+      this.log(`refused a data connection: ${e.message}`)
+      socket.destroy()
+      return
+    }
+    // Requests on one connection are answered in order.
+    let chain = Promise.resolve()
+    const reader = new FrameReader((frame) => {
+      chain = chain.then(() => this.#answer(socket, frame)).catch(() => {
+        socket.destroy()
+      })
+    })
+    const feed = (c: Buffer) => {
+      try {
+        reader.push(c)
+      } catch {
+        socket.destroy()
+      }
+    }
+    socket.on('data', feed)
+    if (rest.length) feed(rest)
+    socket.resume()
+  }
+
+  async #answer(socket: Socket, frame: Buffer): Promise<void> {
+    const { header } = unhead(frame)
+    const id = header?.id
+    const keys: unknown = header?.keys
+    if (!Array.isArray(keys)) throw new Error('bad request')
+    for (const key of keys) {
+      if (typeof key !== 'string') throw new Error('bad key')
+      let held: Awaited<ReturnType<Held['forTransfer']>>
+      let error: string | undefined
+      try {
+        held = await this.store.forTransfer(key)
+      } catch (e: any) {
+        error = `${e?.code ?? 'Error'}: ${e?.message ?? e}`
+      }
+      if (!held) {
+        await writeFrame(socket, headed({ id, key, status: 'missing', error }))
+        continue
+      }
+      this.counts.outgoingBytes += held.data.length
+      this.counts.outgoingCount++
+      await writeFrame(socket, headed({ id, key, status: held.compressed ? 'compressed' : 'raw' }, held.data))
+    }
+  }
+
+  close(): void {
+    for (const s of this.#sockets) s.destroy()
+    this.#server?.close()
+  }
+}

@@ -1,0 +1,196 @@
+// The client's side of futures: turns submit / map / scatter / gather into
+// scheduler tasks and back. Values come back from the workers' data servers
+// over the same authenticated sockets workers use among themselves.
+
+import { createHash, randomUUID } from 'node:crypto'
+import { serialize } from 'node:v8'
+import { DataClient } from '../cluster/comm/data-client'
+import type { DepRef, TaskFn } from '../cluster/protocol'
+import type { Scheduler, TaskSubmission } from '../cluster/scheduler'
+import type { TaskRecord } from '../cluster/task-record'
+import { ArgumentError, SpillwayError, type ConfigProblem } from '../errors'
+import { describeFunction, functionLabel, type FnDesc, type TaskFunction } from './functions'
+import { Future, type FutureOwner } from './future'
+import { extract, place } from './nesting'
+import { decodeValue, encodeValue } from './values'
+
+export interface SubmitOptions {
+  /** The task's key; by default made from the function's name and a hash (pure) or a random id. */
+  key?: string
+  /** Key the call by a hash of function and arguments, so the same call runs once. Default: true for module functions. */
+  pure?: boolean
+  /** Reruns after a thrown error. Default 0. */
+  retries?: number
+  /** Higher runs first among tasks ready at once. Default 0. */
+  priority?: number
+  /** Worker addresses or names the task may run on. */
+  workers?: string[]
+}
+
+export interface MapOptions extends Omit<SubmitOptions, 'key'> {
+  /** One key per item. */
+  key?: string[]
+}
+
+export interface ScatterOptions {
+  workers?: string[]
+}
+
+const SUBMIT_OPTIONS = new Set(['key', 'pure', 'retries', 'priority', 'workers'])
+
+function optionProblems(o: unknown, what: 'submit' | 'map', n = 0): ConfigProblem[] {
+  if (o === undefined) return []
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) return [{ field: 'options', value: o, allowed: `an object { ${[...SUBMIT_OPTIONS].join(', ')} }` }]
+  const p: ConfigProblem[] = []
+  const opts = o as Record<string, unknown>
+  for (const k of Object.keys(opts)) if (!SUBMIT_OPTIONS.has(k)) p.push({ field: `options.${k}`, value: opts[k], allowed: `one of ${[...SUBMIT_OPTIONS].join(', ')}` })
+  if (what === 'submit' && opts.key !== undefined && (typeof opts.key !== 'string' || opts.key.length === 0)) p.push({ field: 'options.key', value: opts.key, allowed: 'a non-empty string' })
+  if (what === 'map' && opts.key !== undefined && (!Array.isArray(opts.key) || opts.key.length !== n || !opts.key.every((k) => typeof k === 'string' && k.length > 0))) {
+    p.push({ field: 'options.key', value: opts.key, allowed: `an array of ${n} non-empty strings, one per item` })
+  }
+  if (opts.pure !== undefined && typeof opts.pure !== 'boolean') p.push({ field: 'options.pure', value: opts.pure, allowed: 'true or false' })
+  if (opts.retries !== undefined && !(Number.isSafeInteger(opts.retries) && (opts.retries as number) >= 0)) p.push({ field: 'options.retries', value: opts.retries, allowed: 'a whole number ≥ 0' })
+  if (opts.priority !== undefined && !(typeof opts.priority === 'number' && Number.isFinite(opts.priority))) p.push({ field: 'options.priority', value: opts.priority, allowed: 'a finite number' })
+  if (opts.workers !== undefined && !(Array.isArray(opts.workers) && opts.workers.every((w) => typeof w === 'string'))) p.push({ field: 'options.workers', value: opts.workers, allowed: 'an array of worker addresses or names' })
+  return p
+}
+
+export class FutureEngine implements FutureOwner {
+  readonly id = randomUUID()
+  readonly #data: DataClient
+
+  constructor(
+    private readonly scheduler: Scheduler,
+    secret: string,
+    private readonly check: () => void,
+  ) {
+    this.#data = new DataClient(Buffer.from(secret, 'hex'))
+  }
+
+  record(key: string): TaskRecord | undefined {
+    return this.scheduler.tasks.get(key)
+  }
+
+  release(key: string): void {
+    if (!this.scheduler.closed) this.scheduler.release([key])
+  }
+
+  cancel(keys: string[]): void {
+    if (!this.scheduler.closed) this.scheduler.cancel(keys)
+  }
+
+  #isOurs = (v: unknown): v is Future => v instanceof Future
+
+  /** Futures in `args`, checked to be this client's and still held. */
+  #inputs(value: unknown, field: string) {
+    const found = extract(value, this.#isOurs)
+    for (const { item, path } of found.slots) {
+      const at = `${field}${path.map((p) => `[${JSON.stringify(p)}]`).join('')}`
+      if (item.owner !== this) throw new ArgumentError([{ field: at, value: item.key, allowed: 'a Future of this client (Futures do not move between clients)' }], 'task arguments')
+      if (item.released || !this.scheduler.tasks.has(item.key)) throw new ArgumentError([{ field: at, value: item.key, allowed: 'a Future that is still held (this one was released)' }], 'task arguments')
+    }
+    return found
+  }
+
+  #submission(desc: FnDesc, args: unknown[], opts: Omit<SubmitOptions, 'key'>, key: string | undefined, pure: boolean, field: string): TaskSubmission {
+    const { value, slots } = this.#inputs(args, field)
+    const deps: DepRef[] = slots.map(({ item, path }) => ({ key: item.key, path }))
+    const label = functionLabel(desc)
+    if (key === undefined) {
+      if (pure) {
+        let bytes: Buffer
+        try {
+          bytes = serialize([value, deps.map((d) => d.key)])
+        } catch (e: any) {
+          throw new ArgumentError([{ field, value: e?.message, allowed: 'values structured clone accepts (no functions, symbols or class instances with private state)' }], 'task arguments')
+        }
+        key = `${label}-${createHash('sha256').update(desc.id).update(bytes).digest('hex').slice(0, 32)}`
+      } else key = `${label}-${randomUUID()}`
+    }
+    const task: TaskFn = { fn: 'call', func: desc, args: value, deps }
+    return {
+      key,
+      task,
+      expectedBytes: 1,
+      deps: [...new Set(deps.map((d) => d.key))],
+      group: label,
+      priority: opts.priority,
+      retries: opts.retries,
+      workers: opts.workers,
+    }
+  }
+
+  submit(fn: TaskFunction, args: unknown = [], options: SubmitOptions = {}): Future {
+    this.check()
+    const desc = describeFunction(fn)
+    if (!Array.isArray(args)) throw new ArgumentError([{ field: 'args', value: args, allowed: 'an array of arguments (Futures may be nested anywhere in it)' }], 'submit arguments')
+    const problems = optionProblems(options, 'submit')
+    if (problems.length) throw new ArgumentError(problems, 'submit options')
+    const pure = options.pure ?? desc.kind === 'module'
+    const sub = this.#submission(desc, args, options, options.key, pure, 'args')
+    const [t] = this.scheduler.submit([sub])
+    return new Future(t.key, this)
+  }
+
+  map(fn: TaskFunction, items: Iterable<unknown>, options: MapOptions = {}): Future[] {
+    this.check()
+    const desc = describeFunction(fn)
+    if (items === null || typeof (items as any)?.[Symbol.iterator] !== 'function' || typeof items === 'string') {
+      throw new ArgumentError([{ field: 'items', value: items, allowed: 'an array or other iterable of items, one task each' }], 'map arguments')
+    }
+    const list = [...items]
+    const problems = optionProblems(options, 'map', list.length)
+    if (problems.length) throw new ArgumentError(problems, 'map options')
+    const pure = options.pure ?? desc.kind === 'module'
+    const subs = list.map((item, i) => this.#submission(desc, [item], options, options.key?.[i], pure, `items[${i}]`))
+    return this.scheduler.submit(subs).map((t) => new Future(t.key, this))
+  }
+
+  async scatter(value: unknown, options: ScatterOptions = {}): Promise<Future> {
+    this.check()
+    if (value instanceof Future) throw new ArgumentError([{ field: 'value', value: value.key, allowed: 'data, not a Future (it is already on the cluster)' }], 'scatter arguments')
+    const problems = optionProblems({ workers: options?.workers }, 'submit')
+    if (problems.length) throw new ArgumentError(problems, 'scatter options')
+    const { bytes, format } = encodeValue(value)
+    const key = `scatter-${createHash('sha256').update(format).update(bytes).digest('hex').slice(0, 32)}`
+    // The backup copies the bytes, so the caller may reuse its buffer once this resolves.
+    const t = await this.scheduler.scatter(key, bytes, format, options)
+    return new Future(t.key, this)
+  }
+
+  /** The value of a key held in memory, from its worker. */
+  async fetch(key: string): Promise<unknown> {
+    for (let attempt = 0; ; attempt++) {
+      const t = this.scheduler.record(key)
+      await t.whenInMemory()
+      const w = t.worker
+      if (w?.alive) {
+        try {
+          const got = await this.#data.fetch(w.dataAddress, [key])
+          const bytes = got.get(key)
+          if (bytes) return decodeValue(bytes, t.format)
+        } catch (e) {
+          if (attempt >= 5) throw e
+        }
+        // The holder lost it or died: the scheduler makes it again.
+        if (t.state === 'memory' && t.worker === w && w.alive) this.scheduler.recompute(t, w)
+      }
+      if (attempt >= 10) throw new SpillwayError('ERR_SPILLWAY_CHUNK_LOST', `value ${JSON.stringify(key)} could not be fetched`, { key })
+      await new Promise((r) => setTimeout(r, 10))
+    }
+  }
+
+  /** `nested` with each Future replaced by its value, fetched in parallel. */
+  async gather(nested: unknown): Promise<unknown> {
+    this.check()
+    const { value, slots } = this.#inputs(nested, 'futures')
+    const values = await Promise.all(slots.map((s) => s.item.result()))
+    let out = value
+    slots.forEach((s, i) => (out = place(out, s.path, values[i])))
+    return out
+  }
+
+  close(): void {
+    this.#data.close()
+  }
+}
