@@ -40,7 +40,7 @@ GIB = 2**30
 
 def parse_args():
     p = argparse.ArgumentParser()
-    p.add_argument("--case", required=True, choices=["random", "randint", "tasks"])
+    p.add_argument("--case", required=True, choices=["random", "randint", "tasks", "submit", "map"])
     p.add_argument("--codec", default="auto")
     p.add_argument("--n", type=int, default=20_000)
     p.add_argument("--chunk", type=int, default=2_000)
@@ -121,9 +121,22 @@ class Monitor:
         self.thread.join()
 
 
-def workload(case, args):
+def inc(i):
+    return i + 1
+
+
+def workload(case, args, client=None):
     """Returns (phases, answer, the persisted array: still held)."""
     t0 = time.perf_counter()
+    if case in ("submit", "map"):
+        # (d): ntasks tiny tasks through client.submit one call each (or one client.map), then gathered.
+        if case == "submit":
+            fs = [client.submit(inc, i, pure=False) for i in range(args.ntasks)]
+        else:
+            fs = client.map(inc, range(args.ntasks), pure=False)
+        t1 = time.perf_counter()
+        answer = sum(client.gather(fs))
+        return {"persistSeconds": t1 - t0, "reduceSeconds": time.perf_counter() - t1}, answer, fs
     if case == "random":
         x = da.random.random((args.n, args.n), chunks=(args.chunk, args.chunk)).persist()
     elif case == "randint":
@@ -174,7 +187,7 @@ def main():
         startup = time.perf_counter() - t
         with Monitor(client, args.interval) as mon:
             t = time.perf_counter()
-            phases, answer, x = workload(args.case, args)
+            phases, answer, x = workload(args.case, args, client)
             seconds = time.perf_counter() - t
         # Heartbeats arrive every 0.5 s: wait for more so the final figure
         # describes the state after the workload, with the array still held

@@ -35,7 +35,7 @@ const QUICK = flag('--quick')
 const VERBOSE = flag('--verbose')
 const REPS = Number(value('--reps') ?? (QUICK ? 1 : 3))
 const ONLY = value('--only')?.split(',')
-const NAMES = ['random', 'randint-lz4', 'randint-zstd', 'randint-snappy', 'randint-none', 'randint-auto', 'tasks']
+const NAMES = ['random', 'randint-lz4', 'randint-zstd', 'randint-snappy', 'randint-none', 'randint-auto', 'tasks', 'submit', 'map']
 const log = JSON_OUT ? (...a) => console.error(...a) : (...a) => console.log(...a)
 
 const SIZE = QUICK ? { n: 16_000, chunk: 2_000, ntasks: 2_000 } : { n: 20_000, chunk: 2_000, ntasks: 10_000 }
@@ -52,6 +52,8 @@ const CASES = [
     target: 0.33,
   })),
   { name: 'tasks', label: `(c) ${SIZE.ntasks} tiny tasks`, case: 'tasks', codec: 'auto', target: 0.2 },
+  { name: 'submit', label: `(d) ${SIZE.ntasks} tiny submit calls + gather`, case: 'submit', codec: 'auto', target: 0.1 },
+  { name: 'map', label: `(d) ${SIZE.ntasks} tiny tasks by one map + gather`, case: 'map', codec: 'auto', target: 0.1 },
 ].filter((c) => !ONLY || !ONLY.some((n) => NAMES.includes(n)) || ONLY.includes(c.name))
 
 // ---- environment ------------------------------------------------------------
@@ -142,6 +144,7 @@ function expected(c) {
   const n = SIZE.n * SIZE.n
   if (c.case === 'random') return { mean: 0.5, tol: 6 * Math.sqrt(1 / 12 / n) }
   if (c.case === 'randint') return { mean: 4.5 * n, tol: 6 * Math.sqrt(8.25 * n) }
+  if (c.case === 'submit' || c.case === 'map') return { mean: (SIZE.ntasks * (SIZE.ntasks + 1)) / 2, tol: 0 }
   return { mean: SIZE.ntasks / 2, tol: 6 * Math.sqrt(SIZE.ntasks / 12) }
 }
 
@@ -194,7 +197,7 @@ function summarise(c, runs) {
     ratio,
     met: ratio !== undefined ? ratio <= c.target : undefined,
     spillNotLarger: c.case === 'randint' && dask.spilledBytes !== undefined && spillway.spilledBytes !== undefined ? spillway.spilledBytes <= dask.spilledBytes : undefined,
-    perTaskUs: c.case === 'tasks' ? { dask: (dask.seconds / SIZE.ntasks) * 1e6, spillway: (spillway.seconds / SIZE.ntasks) * 1e6 } : undefined,
+    perTaskUs: ['tasks', 'submit', 'map'].includes(c.case) ? { dask: (dask.seconds / SIZE.ntasks) * 1e6, spillway: (spillway.seconds / SIZE.ntasks) * 1e6 } : undefined,
     expected: expected(c),
     dask,
     spillway,

@@ -26,7 +26,7 @@ function parseArgs(argv) {
     const v = argv[++i]
     o[k] = typeof o[k] === 'number' ? Number(v) : v
   }
-  if (!['random', 'randint', 'tasks'].includes(o.case)) throw new Error('--case must be random, randint or tasks')
+  if (!['random', 'randint', 'tasks', 'submit', 'map'].includes(o.case)) throw new Error('--case must be random, randint, tasks, submit or map')
   return o
 }
 
@@ -82,10 +82,22 @@ async function main() {
     const startup = now() - t
     const mon = startMonitor(client, o.interval)
     t = now()
-    const x = await client.persist(makeArray(o))
-    await x.wait()
-    const t1 = now()
-    const answer = await client.compute(o.case === 'random' ? x.mean() : x.sum())
+    let x
+    let answer
+    let t1
+    if (o.case === 'submit' || o.case === 'map') {
+      // (d): ntasks tiny user tasks, submitted one call each (or one map), then gathered.
+      const inc = (i) => i + 1
+      const fs = o.case === 'submit' ? Array.from({ length: o.ntasks }, (_, i) => client.submit(inc, [i])) : client.map(inc, Array.from({ length: o.ntasks }, (_, i) => i))
+      t1 = now()
+      answer = (await client.gather(fs)).reduce((a, b) => a + b, 0)
+      x = { release: () => fs.forEach((f) => f.release()) }
+    } else {
+      x = await client.persist(makeArray(o))
+      await x.wait()
+      t1 = now()
+      answer = await client.compute(o.case === 'random' ? x.mean() : x.sum())
+    }
     const t2 = now()
     mon.stop()
     // Fresh metrics from every worker, with the array still held.

@@ -180,11 +180,39 @@ export class FutureEngine implements FutureOwner {
     }
   }
 
+  /** Values of many keys: one request per holding worker, one by one for any that moved meanwhile. */
+  async #fetchMany(keys: string[]): Promise<Map<string, unknown>> {
+    const records = keys.map((k) => this.scheduler.record(k))
+    await Promise.all(records.map((t) => t.whenInMemory()))
+    const out = new Map<string, unknown>()
+    const byWorker = new Map<string, TaskRecord[]>()
+    for (const t of records) {
+      const a = t.worker?.alive ? t.worker.dataAddress : ''
+      const list = byWorker.get(a) ?? byWorker.set(a, []).get(a)!
+      list.push(t)
+    }
+    await Promise.all(
+      [...byWorker].map(async ([address, ts]) => {
+        if (address) {
+          const got = await this.#data.fetch(address, ts.map((t) => t.key)).catch(() => undefined)
+          for (const t of ts) {
+            const bytes = got?.get(t.key)
+            if (bytes) out.set(t.key, decodeValue(bytes, t.format))
+          }
+        }
+        for (const t of ts) if (!out.has(t.key)) out.set(t.key, await this.fetch(t.key))
+      }),
+    )
+    return out
+  }
+
   /** `nested` with each Future replaced by its value, fetched in parallel. */
   async gather(nested: unknown): Promise<unknown> {
     this.check()
     const { value, slots } = this.#inputs(nested, 'futures')
-    const values = await Promise.all(slots.map((s) => s.item.result()))
+    const keys = [...new Set(slots.map((s) => s.item.key))]
+    const got = await this.#fetchMany(keys)
+    const values = slots.map((s) => got.get(s.item.key))
     let out = value
     slots.forEach((s, i) => (out = place(out, s.path, values[i])))
     return out
