@@ -1,7 +1,7 @@
 import test from 'ava'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { asCompleted, Future, schedulerWorkers, SpillwayError, wait } from 'spillway'
+import { asCompleted, clusterView, Future, schedulerWorkers, taskProgress, wait, withProgress } from 'spillway'
 import { cluster } from './cluster-helpers'
 
 const FIX = join(__dirname, 'fixtures', 'tasks')
@@ -82,4 +82,24 @@ test('taskContext gives the key, the worker and a signal; wait and asCompleted r
   t.deepEqual(order, ['error', 'finished'])
   const all = await wait([slow, fast, failing])
   t.is(all.notDone.length, 0)
+})
+
+test('user tasks show in the dashboard view grouped by function name, with each worker’s transfer bytes, and in task progress', async (t) => {
+  const { client } = await cluster(t)
+  const [a, b] = Object.keys(await schedulerWorkers(client))
+  const cols = [0, 1, 2].map((i) => client.submit(esm('column'), [i, 100_000], { workers: [a] }))
+  const sums = client.map(esm('total'), cols, { workers: [b] })
+  await client.gather(sums)
+  t.deepEqual(taskProgress(client, sums.map((f) => f.key)), { done: 3, total: 3, spilledBytes: 0 })
+  let seen = 0
+  await withProgress(client, sums, async () => (seen = 1), { enabled: false })
+  t.is(seen, 1)
+  await schedulerWorkers(client)
+  const view = clusterView(client, 'localhost')
+  const groups = Object.fromEntries(view.tasks.groups.map((g) => [g.name, g]))
+  t.like(groups.column, { total: 3, memory: 3 })
+  t.like(groups.total, { total: 3, memory: 3 })
+  const rows = Object.fromEntries(view.workers.map((w) => [w.address, w]))
+  t.true(rows[a].transfer.outgoingBytes >= 3 * 800_000, `sent ${rows[a].transfer.outgoingBytes}`)
+  t.true(rows[b].transfer.incomingBytes >= 3 * 800_000, `received ${rows[b].transfer.incomingBytes}`)
 })

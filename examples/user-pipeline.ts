@@ -1,6 +1,6 @@
 // Your own code on a spillway cluster: slices of binary records read and
 // parsed into columns by a user module (examples/user-tasks.mjs), persisted
-// across two workers whose memory holds two thirds of them, then several
+// across two workers whose memory holds two thirds of them, then two
 // passes of statistics and one aggregation whose inputs come from every
 // worker. The least recently used columns spill to compressed files and come
 // back when a pass needs them; the cluster report says how much.
@@ -11,7 +11,7 @@
 import { clusterReport, setupClient, wait } from 'spillway'
 
 const SLICES = Number(process.env.SLICES ?? 48)
-const RECORDS = Number(process.env.RECORDS ?? 4_000_000) // 64 MB of columns per slice
+const RECORDS = Number(process.env.RECORDS ?? 4_194_304) // 64 MiB of columns per slice
 const tasks = new URL('./user-tasks.mjs', import.meta.url)
 const fn = (name: string) => ({ module: tasks, name })
 
@@ -24,11 +24,13 @@ async function main() {
     const gib = (SLICES * RECORDS * 16) / 2 ** 30
     console.log(`read and parsed ${SLICES} slices (${gib.toFixed(2)} GiB of columns) in ${((performance.now() - start) / 1000).toFixed(1)} s`)
 
-    for (const pass of [1, 2]) {
-      const t0 = performance.now()
-      const summary = await client.submit(fn('combineStats'), [client.map(fn('stats'), slices)]).result()
-      console.log(`pass ${pass}: ${JSON.stringify(summary)} in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
-    }
+    let t0 = performance.now()
+    const summary = (await client.submit(fn('combineStats'), [client.map(fn('stats'), slices)]).result()) as { mean: number }
+    console.log(`pass 1, statistics: ${JSON.stringify(summary)} in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+    t0 = performance.now()
+    const deviations = slices.map((s) => client.submit(fn('absDeviation'), [s, summary.mean]))
+    const mad = await client.submit(fn('meanAbsDeviation'), [deviations]).result()
+    console.log(`pass 2, mean absolute deviation: ${mad} in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
     const t1 = performance.now()
     const perSlice = slices.map((s) => client.submit(fn('exceedances'), [s, 39.5]))
     const counts = (await client.submit(fn('addCounts'), perSlice).result()) as Float64Array

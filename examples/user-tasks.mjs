@@ -8,20 +8,22 @@
  * for a slice of a file: the same slice always has the same bytes.
  */
 export function readSlice({ slice, records }) {
-  const raw = Buffer.allocUnsafe(records * 16)
-  let x = (slice + 1) * 2654435761
+  const raw = new ArrayBuffer(records * 16)
+  const f64 = new Float64Array(raw)
+  const u32 = new Uint32Array(raw)
+  let x = ((slice + 1) * 2654435761) >>> 0
   for (let r = 0; r < records; r++) {
-    x = (x * 1103515245 + 12345) >>> 0
-    raw.writeDoubleLE(20 + (x % 2000) / 100, r * 16)
-    raw.writeUInt32LE(x % 64, r * 16 + 8)
-    raw.writeUInt32LE(0, r * 16 + 12)
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0
+    f64[2 * r] = 20 + (x % 2000) / 100
+    u32[4 * r + 2] = x & 63
+    u32[4 * r + 3] = 0
   }
   // Parse: one pass over the records into a column of readings, the sensor
   // id kept in the same array's second half (one value per task result).
   const out = new Float64Array(records * 2)
   for (let r = 0; r < records; r++) {
-    out[r] = raw.readDoubleLE(r * 16)
-    out[records + r] = raw.readUInt32LE(r * 16 + 8)
+    out[r] = f64[2 * r]
+    out[records + r] = u32[4 * r + 2]
   }
   return out
 }
@@ -41,6 +43,24 @@ export function stats(cols) {
     if (v > max) max = v
   }
   return { n, sum, sumsq, min, max }
+}
+
+/** Sum of absolute deviations from `mean`: a second pass that needs the first's result. */
+export function absDeviation(cols, mean) {
+  const n = cols.length / 2
+  let s = 0
+  for (let r = 0; r < n; r++) s += Math.abs(cols[r] - mean)
+  return { n, s }
+}
+
+export function meanAbsDeviation(parts) {
+  let n = 0
+  let s = 0
+  for (const p of parts) {
+    n += p.n
+    s += p.s
+  }
+  return s / n
 }
 
 /** Readings above `limit`, per sensor: a Float64Array of 64 counts. */

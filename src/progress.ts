@@ -2,6 +2,7 @@
 // bench): tasks done / total and bytes spilled, drawn with cli-progress on a
 // terminal and silent otherwise, so piped output and logs stay clean.
 
+import type { Future } from './futures/future'
 import { Presets, SingleBar } from 'cli-progress'
 import type { ChunkedArray } from './array/array'
 import type { Client } from './client'
@@ -125,8 +126,8 @@ export function taskProgress(client: Client, keys: readonly string[], seen: Set<
 }
 
 /**
- * Runs `work` with a bar of the chunk tasks of `target` (an array or its
- * keys) done out of total, and the bytes the workers have spilled to disk.
+ * Runs `work` with a bar of the tasks of `target` (an array, its keys, or
+ * Futures) done out of total, and the bytes the workers have spilled to disk.
  * The bar is drawn only on a terminal, and never for a client made with
  * `silenceLogs`; the result (or error) of `work` is passed through unchanged.
  *
@@ -135,14 +136,14 @@ export function taskProgress(client: Client, keys: readonly string[], seen: Set<
  */
 export async function withProgress<T>(
   client: Client,
-  target: ChunkedArray | readonly string[],
+  target: ChunkedArray | readonly string[] | readonly Future[],
   work: Promise<T> | (() => Promise<T> | T),
   options: WithProgressOptions = {},
 ): Promise<T> {
   const interval = options.intervalMs ?? 150
   const bad = intervalProblem(interval, 150)
   if (bad) throw new ConfigError([bad], 'withProgress options')
-  const keys = Array.isArray(target) ? (target as readonly string[]) : (target as ChunkedArray).keys()
+  const keys = Array.isArray(target) ? target.map((k: string | Future) => (typeof k === 'string' ? k : k.key)) : (target as ChunkedArray).keys()
   const bar = new ProgressBar(keys.length, client.silenceLogs ? { ...options, enabled: false } : options)
   if (!bar.active) return typeof work === 'function' ? await work() : await work
   const seen = new Set<string>()

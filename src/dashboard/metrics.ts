@@ -80,6 +80,8 @@ export function renderMetrics(view: ClusterView): string {
     [{ worker: r.address, state: 'processing' }, r.tasks.processing],
   ]))
   e.family('spillway_worker_spill_bytes_total', 'counter', 'Bytes written to spill files by the worker, after compression.', per((r) => r.spillBytesWritten))
+  e.family('spillway_worker_transfer_incoming_bytes_total', 'counter', 'Bytes the worker fetched from other workers as task inputs.', per((r) => r.transfer.incomingBytes))
+  e.family('spillway_worker_transfer_outgoing_bytes_total', 'counter', 'Bytes the worker sent to other workers and to the client.', per((r) => r.transfer.outgoingBytes))
   e.family('spillway_worker_spill_count_total', 'counter', 'Chunks the worker has spilled to disk.', per((r) => r.spillCount))
   e.family('spillway_worker_spill_seconds_total', 'counter', 'Seconds the worker has spent spilling (compress and write).', per((r) => r.spillSeconds))
   e.family('spillway_worker_unspill_count_total', 'counter', 'Chunks the worker has read back from disk.', per((r) => r.unspillCount))

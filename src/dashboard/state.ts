@@ -35,6 +35,8 @@ export interface WorkerRow {
   /** The thresholds in bytes of this worker's limit. */
   marks: Thresholds
   tasks: { held: number; processing: number }
+  /** Bytes and values fetched from other workers (incoming) and sent to them or to the client (outgoing). */
+  transfer: WorkerMetrics['transfer']
   restarts: number
   kills: number
   /** Time of the heartbeat these figures come from (ms since the epoch). */
@@ -76,6 +78,7 @@ export interface ClusterView {
 }
 
 const MAX_GROUPS = 20
+const NO_TRANSFER = { incomingBytes: 0, incomingCount: 0, outgoingBytes: 0, outgoingCount: 0 }
 
 function marks(limit: number, t: Thresholds): Thresholds {
   return { target: t.target * limit, spill: t.spill * limit, pause: t.pause * limit, terminate: t.terminate * limit }
@@ -107,6 +110,7 @@ function liveRow(slot: number | null, w: WorkerHandle, fallback: Thresholds, res
     thresholds,
     marks: marks(w.memoryLimit, thresholds),
     tasks: { held: w.held.size, processing: w.processing.size },
+    transfer: { ...NO_TRANSFER, ...m?.transfer },
     restarts,
     kills,
     heartbeatAt: m?.time ?? null,
@@ -136,6 +140,7 @@ function emptyRow(slot: number, status: RowStatus, limit: number, nthreads: numb
     thresholds: t,
     marks: marks(limit, t),
     tasks: { held: 0, processing: 0 },
+    transfer: { ...NO_TRANSFER },
     restarts,
     kills,
     heartbeatAt: null,

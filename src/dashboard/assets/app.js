@@ -69,7 +69,8 @@
       ['spilled', 'spilled'],
       ['rss', 'RSS'],
       ['limit', 'limit'],
-      ['chunks', 'chunks'],
+      ['chunks', 'tasks'],
+      ['transfer', 'transfer in/out'],
       ['restarts', 'restarts'],
     ]) {
       const s = el('span', '', label + ' ')
@@ -125,6 +126,8 @@
       r.fig.rss.textContent = fmtBytes(w.rss)
       r.fig.limit.textContent = fmtBytes(w.memoryLimit)
       r.fig.chunks.textContent = w.tasks.held + ' held, ' + w.tasks.processing + ' running'
+      r.fig.transfer.textContent = fmtBytes(w.transfer.incomingBytes) + ' / ' + fmtBytes(w.transfer.outgoingBytes)
+      r.fig.transfer.title = w.transfer.incomingCount + ' values fetched from other workers, ' + w.transfer.outgoingCount + ' sent'
       r.fig.restarts.textContent = String(w.restarts)
     }
     for (const [key, r] of rows) {
