@@ -100,3 +100,19 @@ test('mapBlocks runs a user function where each chunk lives, and the built-in re
   persisted.release()
   await until(async () => (await managed(client)) === 0, 10_000, 'workers to hold nothing')
 })
+
+test('a spilled input travels to the worker that needs it as its compressed frame', async (t) => {
+  const { client } = await cluster(t)
+  const [a, b] = Object.keys(await schedulerWorkers(client))
+  const n = 64 * 2 ** 20
+  const z = client.submit(esm('zeros'), [n], { workers: [a] })
+  await z.settled()
+  // Push it out of a's memory: newer values take its place, the oldest spills.
+  const fill = Array.from({ length: 14 }, (_, i) => client.submit(esm('column'), [i, 8_000_000], { workers: [a] }))
+  await client.gather(fill.map((f) => client.submit(esm('total'), [f], { workers: [a] })))
+  await until(async () => ((await schedulerWorkers(client))[a].metrics as any).spillCount > 0, 10_000, 'a to spill')
+  const before = ((await schedulerWorkers(client))[a].metrics as any).transfer.outgoingBytes
+  t.is(await client.submit(esm('countZeros'), [z], { workers: [b] }).result(), n)
+  const sent = ((await schedulerWorkers(client))[a].metrics as any).transfer.outgoingBytes - before
+  t.true(sent < n / 50, `${sent} bytes sent for a ${n}-byte value`)
+})

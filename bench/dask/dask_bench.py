@@ -40,7 +40,9 @@ GIB = 2**30
 
 def parse_args():
     p = argparse.ArgumentParser()
-    p.add_argument("--case", required=True, choices=["random", "randint", "tasks", "submit", "map"])
+    p.add_argument("--case", required=True, choices=["random", "randint", "tasks", "submit", "map", "pipeline"])
+    p.add_argument("--slices", type=int, default=48)
+    p.add_argument("--records", type=int, default=4_194_304)
     p.add_argument("--codec", default="auto")
     p.add_argument("--n", type=int, default=20_000)
     p.add_argument("--chunk", type=int, default=2_000)
@@ -125,8 +127,68 @@ def inc(i):
     return i + 1
 
 
+# (e): examples/user-pipeline.ts's work with numpy functions.
+def read_slice(item):
+    records = item["records"]
+    x = np.random.default_rng(item["slice"] + 1).integers(0, 2**32, records, dtype=np.uint32)
+    # The slice's bytes as a file holds them: 16-byte records.
+    raw = np.empty(records, dtype=[("reading", "<f8"), ("sensor", "<u4"), ("flags", "<u4")])
+    raw["reading"] = 20 + (x % 2000) / 100
+    raw["sensor"] = x & 63
+    raw["flags"] = 0
+    out = np.empty(records * 2)
+    out[:records] = raw["reading"]
+    out[records:] = raw["sensor"]
+    return out
+
+
+def stats(cols):
+    v = cols[: len(cols) // 2]
+    return {"n": len(v), "sum": float(v.sum()), "sumsq": float(np.dot(v, v)), "min": float(v.min()), "max": float(v.max())}
+
+
+def combine_stats(all_stats):
+    n = sum(s["n"] for s in all_stats)
+    mean = sum(s["sum"] for s in all_stats) / n
+    sumsq = sum(s["sumsq"] for s in all_stats)
+    return {"n": n, "mean": mean, "std": (sumsq / n - mean * mean) ** 0.5, "min": min(s["min"] for s in all_stats), "max": max(s["max"] for s in all_stats)}
+
+
+def abs_deviation(cols, mean):
+    v = cols[: len(cols) // 2]
+    return {"n": len(v), "s": float(np.abs(v - mean).sum())}
+
+
+def mean_abs_deviation(parts):
+    return sum(p["s"] for p in parts) / sum(p["n"] for p in parts)
+
+
+def exceedances(cols, limit):
+    n = len(cols) // 2
+    v = cols[:n]
+    return np.bincount(cols[n:][v > limit].astype(np.int64), minlength=64).astype(np.float64)
+
+
+def add_counts(*parts):
+    return np.sum(parts, axis=0)
+
+
+def pipeline(client, args):
+    t0 = time.perf_counter()
+    slices = client.map(read_slice, [{"slice": s, "records": args.records} for s in range(args.slices)])
+    wait(slices)
+    t1 = time.perf_counter()
+    summary = client.submit(combine_stats, client.map(stats, slices)).result()
+    mad = client.submit(mean_abs_deviation, [client.submit(abs_deviation, s, summary["mean"]) for s in slices]).result()
+    counts = client.submit(add_counts, *[client.submit(exceedances, s, 39.5) for s in slices]).result()
+    assert mad > 0 and len(counts) == 64
+    return {"persistSeconds": t1 - t0, "reduceSeconds": time.perf_counter() - t1}, summary["n"], slices
+
+
 def workload(case, args, client=None):
     """Returns (phases, answer, the persisted array: still held)."""
+    if case == "pipeline":
+        return pipeline(client, args)
     t0 = time.perf_counter()
     if case in ("submit", "map"):
         # (d): ntasks tiny tasks through client.submit one call each (or one client.map), then gathered.

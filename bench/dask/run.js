@@ -35,10 +35,10 @@ const QUICK = flag('--quick')
 const VERBOSE = flag('--verbose')
 const REPS = Number(value('--reps') ?? (QUICK ? 1 : 3))
 const ONLY = value('--only')?.split(',')
-const NAMES = ['random', 'randint-lz4', 'randint-zstd', 'randint-snappy', 'randint-none', 'randint-auto', 'tasks', 'submit', 'map']
+const NAMES = ['random', 'randint-lz4', 'randint-zstd', 'randint-snappy', 'randint-none', 'randint-auto', 'tasks', 'submit', 'map', 'pipeline']
 const log = JSON_OUT ? (...a) => console.error(...a) : (...a) => console.log(...a)
 
-const SIZE = QUICK ? { n: 16_000, chunk: 2_000, ntasks: 2_000 } : { n: 20_000, chunk: 2_000, ntasks: 10_000 }
+const SIZE = QUICK ? { n: 16_000, chunk: 2_000, ntasks: 2_000, slices: 12, records: 4_194_304 } : { n: 20_000, chunk: 2_000, ntasks: 10_000, slices: 48, records: 4_194_304 }
 // PyPI names and the modules they provide.
 const PY_PACKAGES = { dask: 'dask', distributed: 'distributed', numpy: 'numpy', lz4: 'lz4', zstandard: 'zstandard', 'python-snappy': 'snappy' }
 
@@ -54,6 +54,7 @@ const CASES = [
   { name: 'tasks', label: `(c) ${SIZE.ntasks} tiny tasks`, case: 'tasks', codec: 'auto', target: 0.2 },
   { name: 'submit', label: `(d) ${SIZE.ntasks} tiny submit calls + gather`, case: 'submit', codec: 'auto', target: 0.1 },
   { name: 'map', label: `(d) ${SIZE.ntasks} tiny tasks by one map + gather`, case: 'map', codec: 'auto', target: 0.1 },
+  { name: 'pipeline', label: `(e) user pipeline, ${SIZE.slices} slices (${((SIZE.slices * SIZE.records * 16) / 2 ** 30).toFixed(1)} GiB)`, case: 'pipeline', codec: 'auto', target: 0.33 },
 ].filter((c) => !ONLY || !ONLY.some((n) => NAMES.includes(n)) || ONLY.includes(c.name))
 
 // ---- environment ------------------------------------------------------------
@@ -121,7 +122,7 @@ function machine() {
 // ---- running one side ---------------------------------------------------------
 
 function runSide(side, c) {
-  const args = ['--case', c.case, '--codec', c.codec, '--n', String(SIZE.n), '--chunk', String(SIZE.chunk), '--ntasks', String(SIZE.ntasks)]
+  const args = ['--case', c.case, '--codec', c.codec, '--n', String(SIZE.n), '--chunk', String(SIZE.chunk), '--ntasks', String(SIZE.ntasks), '--slices', String(SIZE.slices), '--records', String(SIZE.records)]
   const [cmd, script, env] =
     side === 'dask'
       ? [PY, path.join(__dirname, 'dask_bench.py'), pythonEnv()]
@@ -144,6 +145,7 @@ function expected(c) {
   const n = SIZE.n * SIZE.n
   if (c.case === 'random') return { mean: 0.5, tol: 6 * Math.sqrt(1 / 12 / n) }
   if (c.case === 'randint') return { mean: 4.5 * n, tol: 6 * Math.sqrt(8.25 * n) }
+  if (c.case === 'pipeline') return { mean: SIZE.slices * SIZE.records, tol: 0 }
   if (c.case === 'submit' || c.case === 'map') return { mean: (SIZE.ntasks * (SIZE.ntasks + 1)) / 2, tol: 0 }
   return { mean: SIZE.ntasks / 2, tol: 6 * Math.sqrt(SIZE.ntasks / 12) }
 }

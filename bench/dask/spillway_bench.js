@@ -16,17 +16,17 @@
 //            chunks live, against Dask's da.random.random(ntasks, chunks=1).
 'use strict'
 
-const { setupClient, random, schedulerWorkers, workerInMemoryBytes, workerSpillBytes } = require('../..')
+const { setupClient, random, schedulerWorkers, wait, workerInMemoryBytes, workerSpillBytes } = require('../..')
 
 function parseArgs(argv) {
-  const o = { case: undefined, codec: 'auto', n: 20_000, chunk: 2_000, ntasks: 10_000, interval: 0.2 }
+  const o = { case: undefined, codec: 'auto', n: 20_000, chunk: 2_000, ntasks: 10_000, interval: 0.2, slices: 48, records: 4_194_304 }
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i].replace(/^--/, '')
     if (!(k in o)) throw new Error(`unknown flag ${argv[i]}`)
     const v = argv[++i]
     o[k] = typeof o[k] === 'number' ? Number(v) : v
   }
-  if (!['random', 'randint', 'tasks', 'submit', 'map'].includes(o.case)) throw new Error('--case must be random, randint, tasks, submit or map')
+  if (!['random', 'randint', 'tasks', 'submit', 'map', 'pipeline'].includes(o.case)) throw new Error('--case must be random, randint, tasks, submit, map or pipeline')
   return o
 }
 
@@ -85,7 +85,20 @@ async function main() {
     let x
     let answer
     let t1
-    if (o.case === 'submit' || o.case === 'map') {
+    if (o.case === 'pipeline') {
+      // (e): examples/user-pipeline.ts's work: read and parse slices (1.5x the
+      // workers' memory), persist, two passes of statistics, one aggregation.
+      const fn = (name) => ({ module: require('node:path').join(__dirname, '..', '..', 'examples', 'user-tasks.mjs'), name })
+      const slices = client.map(fn('readSlice'), Array.from({ length: o.slices }, (_, slice) => ({ slice, records: o.records })))
+      await wait(slices)
+      t1 = now()
+      const summary = await client.submit(fn('combineStats'), [client.map(fn('stats'), slices)]).result()
+      const mad = await client.submit(fn('meanAbsDeviation'), [slices.map((s) => client.submit(fn('absDeviation'), [s, summary.mean]))]).result()
+      const counts = await client.submit(fn('addCounts'), slices.map((s) => client.submit(fn('exceedances'), [s, 39.5]))).result()
+      if (!(mad > 0) || counts.length !== 64) throw new Error('pipeline gave no answer')
+      answer = summary.n
+      x = { release: () => slices.forEach((f) => f.release()) }
+    } else if (o.case === 'submit' || o.case === 'map') {
       // (d): ntasks tiny user tasks, submitted one call each (or one map), then gathered.
       const inc = (i) => i + 1
       const fs = o.case === 'submit' ? Array.from({ length: o.ntasks }, (_, i) => client.submit(inc, [i])) : client.map(inc, Array.from({ length: o.ntasks }, (_, i) => i))

@@ -13,7 +13,7 @@ import { reduceWhereHeld } from './reductions'
 import { WorkerLostError } from './rpc'
 import type { ScatterBackup } from './scatter-backup'
 import { TaskQueue } from './task-queue'
-import { TaskRecord } from './task-record'
+import { releasedError, TaskRecord } from './task-record'
 import type { WorkerHandle } from './worker-handle'
 
 /** A task killing this many workers fails with KilledWorkerError (Dask's allowed-failures + 1). */
@@ -52,6 +52,7 @@ export class Scheduler extends EventEmitter {
   readonly queue = new TaskQueue()
   #closed = false
   #seq = 0
+  readonly #releases = new Map<WorkerHandle, string[]>()
   totalTasks = 0
   peakMemoryBytes = 0
   peakSpillBytes = 0
@@ -210,7 +211,7 @@ export class Scheduler extends EventEmitter {
     // Tasks whose preferred worker is busy stay queued; the scan is bounded
     // so a long queue costs little per call.
     while (i < q.length && scanned < 256 && !this.#closed) {
-      const t = q.items[i]
+      const t = q.at(i)
       if (t.state !== 'queued' || this.tasks.get(t.key) !== t) {
         q.removeAt(i)
         continue
@@ -243,6 +244,7 @@ export class Scheduler extends EventEmitter {
     t.worker = w
     w.processing.add(t)
     w.inflight++
+    this.#flushReleases(w)
     const request = t.scattered
       ? this.backup!.get(t.key).then((data) => w.rpc.request<RunResult>({ op: 'put', key: t.key, data }))
       : w.rpc.request<RunResult>({ op: 'run', key: t.key, task: t.task!, inputs: this.#inputs(t, w) })
@@ -336,12 +338,12 @@ export class Scheduler extends EventEmitter {
     if (t.state === 'memory') {
       w.held.delete(t)
       w.heldBytes -= t.nbytes
-      w.rpc.request({ op: 'release', keys: [t.key] }).catch(() => {})
+      this.#releaseOn(w, t.key)
     } else if (t.state === 'processing') {
       // No longer counts towards the worker's load, nor is rerun if that
       // worker dies; its result is discarded when it lands.
       w.processing.delete(t)
-      w.rpc.request({ op: 'release', keys: [t.key] }).catch(() => {})
+      this.#releaseOn(w, t.key)
     }
     t.worker = undefined
   }
@@ -356,7 +358,7 @@ export class Scheduler extends EventEmitter {
     this.#dropValue(t)
     if (t.state !== 'memory' && t.state !== 'released') {
       t.state = 'erred'
-      t.error = new SpillwayError('ERR_SPILLWAY_RELEASED', `key ${t.key} was released`, { key: t.key })
+      t.error = t.waiters.size ? releasedError(t.key) : undefined
       t.settle()
     }
     t.state = 'released'
@@ -368,7 +370,7 @@ export class Scheduler extends EventEmitter {
     this.#dropValue(t)
     if (t.state !== 'memory' && t.state !== 'erred') {
       t.state = 'erred'
-      t.error ??= new SpillwayError('ERR_SPILLWAY_RELEASED', `key ${t.key} was released`, { key: t.key })
+      if (t.waiters.size) t.error ??= releasedError(t.key)
       t.settle()
     }
     this.tasks.delete(t.key)
@@ -395,17 +397,36 @@ export class Scheduler extends EventEmitter {
     t.worker = undefined
     // Sent before the task can be placed again, so it never deletes a rerun
     // on this worker.
-    w.rpc.request({ op: 'release', keys: [t.key] }).catch(() => {})
+    this.#releaseOn(w, t.key)
     for (const d of t.dependents) if (d.state === 'queued') d.state = 'waiting'
     this.#requeue(t, true)
     this.pump()
+  }
+
+  /**
+   * Releases go out in one message per worker a tick later (a gather of
+   * thousands of small values releases them all at once), and always before
+   * the next run sent to that worker, so a release never deletes a rerun.
+   */
+  #releaseOn(w: WorkerHandle, key: string): void {
+    const keys = this.#releases.get(w)
+    if (keys) return void keys.push(key)
+    this.#releases.set(w, [key])
+    setImmediate(() => this.#flushReleases(w))
+  }
+
+  #flushReleases(w: WorkerHandle): void {
+    const keys = this.#releases.get(w)
+    if (!keys) return
+    this.#releases.delete(w)
+    if (w.alive) w.rpc.request({ op: 'release', keys }).catch(() => {})
   }
 
   /** Frees the value a run produced after its key was released, unless the key was submitted again and lives there now. */
   #discard(key: string, w: WorkerHandle): void {
     const current = this.tasks.get(key)
     if (current?.worker === w && (current.state === 'processing' || current.state === 'memory')) return
-    w.rpc.request({ op: 'release', keys: [key] }).catch(() => {})
+    this.#releaseOn(w, key)
   }
 
   /** Lets go of one hold on each key; a value no one needs any more is freed. */

@@ -9,20 +9,34 @@ function before(a: TaskRecord, b: TaskRecord): boolean {
 }
 
 export class TaskQueue {
-  items: TaskRecord[] = []
+  #items: TaskRecord[] = []
+  // Taking from the front is the common case: moving an index instead of
+  // the array keeps it O(1) on long queues.
+  #head = 0
 
   get length(): number {
-    return this.items.length
+    return this.#items.length - this.#head
+  }
+
+  at(i: number): TaskRecord {
+    return this.#items[this.#head + i]
+  }
+
+  #compact(): void {
+    if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+      this.#items = this.#items.slice(this.#head)
+      this.#head = 0
+    }
   }
 
   push(t: TaskRecord): void {
-    const a = this.items
+    const a = this.#items
     // The common case, equal priorities in submission order, appends.
-    if (a.length === 0 || !before(t, a[a.length - 1])) {
+    if (a.length === this.#head || !before(t, a[a.length - 1])) {
       a.push(t)
       return
     }
-    let lo = 0
+    let lo = this.#head
     let hi = a.length
     while (lo < hi) {
       const mid = (lo + hi) >> 1
@@ -34,21 +48,25 @@ export class TaskQueue {
 
   /** Puts a task back at the front of its priority (a lost task to redo). */
   pushFront(t: TaskRecord): void {
-    const a = this.items
-    let i = 0
+    const a = this.#items
+    let i = this.#head
     while (i < a.length && a[i].priority > t.priority) i++
-    a.splice(i, 0, t)
+    if (i === this.#head && this.#head > 0) a[--this.#head] = t
+    else a.splice(i, 0, t)
   }
 
   removeAt(i: number): TaskRecord {
-    return this.items.splice(i, 1)[0]
-  }
-
-  filter(keep: (t: TaskRecord) => boolean): void {
-    this.items = this.items.filter(keep)
+    if (i === 0) {
+      const t = this.#items[this.#head]
+      this.#items[this.#head++] = undefined as unknown as TaskRecord
+      this.#compact()
+      return t
+    }
+    return this.#items.splice(this.#head + i, 1)[0]
   }
 
   clear(): void {
-    this.items = []
+    this.#items = []
+    this.#head = 0
   }
 }

@@ -3,6 +3,7 @@
 // one), erred, and released (its value freed, kept only so dependents that
 // must be computed again can make it again).
 
+import { SpillwayError } from '../errors'
 import type { ValueFormat } from '../futures/values'
 import type { TaskFn } from './protocol'
 import type { WorkerHandle } from './worker-handle'
@@ -12,6 +13,11 @@ export type TaskState = 'waiting' | 'queued' | 'processing' | 'memory' | 'erred'
 export interface Waiter {
   resolve(): void
   reject(e: unknown): void
+}
+
+/** The error of a key no one holds any more; made only when someone is waiting on it. */
+export function releasedError(key: string): SpillwayError {
+  return new SpillwayError('ERR_SPILLWAY_RELEASED', `key ${key} was released`, { key })
 }
 
 export class TaskRecord {
@@ -56,7 +62,7 @@ export class TaskRecord {
   settle() {
     for (const w of this.waiters) {
       if (this.state === 'memory') w.resolve()
-      else if (this.state === 'erred') w.reject(this.error)
+      else if (this.state === 'erred') w.reject((this.error ??= releasedError(this.key)))
       else continue
       this.waiters.delete(w)
     }
@@ -64,7 +70,7 @@ export class TaskRecord {
 
   whenInMemory(): Promise<void> {
     if (this.state === 'memory') return Promise.resolve()
-    if (this.state === 'erred') return Promise.reject(this.error)
+    if (this.state === 'erred') return Promise.reject((this.error ??= releasedError(this.key)))
     return new Promise((resolve, reject) => this.waiters.add({ resolve, reject }))
   }
 

@@ -4,7 +4,7 @@
 // one input larger than the cap still comes, alone.
 
 import { SpillwayError } from '../../errors'
-import type { SpillBuffer } from '../../spill-buffer'
+import type { WorkerStore } from './store'
 import type { DataClient } from '../comm/data-client'
 import type { Inputs as InputSpec } from '../protocol'
 
@@ -17,7 +17,7 @@ export class Inputs {
   readonly #waiters: Array<() => void> = []
 
   constructor(
-    private readonly buffer: SpillBuffer,
+    private readonly buffer: WorkerStore,
     private readonly client: DataClient,
     private readonly limit: number,
   ) {}

@@ -4,9 +4,11 @@
 // write failure.
 
 import { native } from '../../native'
-import type { SpillBuffer } from '../../spill-buffer'
+import type { WorkerStore } from './store'
 import { memoryAction } from '../memory-policy'
 import type { Thresholds, WorkerStatus } from '../protocol'
+
+const SMALL = 2 ** 20
 
 export class MemoryMonitor {
   status: WorkerStatus = 'running'
@@ -19,7 +21,7 @@ export class MemoryMonitor {
   #lastGc = 0
 
   constructor(
-    private readonly buffer: SpillBuffer,
+    private readonly buffer: WorkerStore,
     private readonly memoryLimit: number,
     public thresholds: Thresholds,
     private readonly onStatus: () => void,
@@ -57,7 +59,9 @@ export class MemoryMonitor {
    * check could spill.
    */
   async makeRoom(bytes: number): Promise<void> {
-    if (bytes <= 0) return
+    // Small tasks cannot cross a threshold on their own; reading the
+    // process's memory would cost more than they do.
+    if (bytes < SMALL) return
     const ceiling = this.thresholds.spill * this.memoryLimit
     let rss = Math.max(0, process.memoryUsage.rss() - this.transientBytes)
     if (rss + bytes <= ceiling) return

@@ -6,7 +6,7 @@ import { SpillwayError } from '../../errors'
 import { runInTask } from '../../futures/context'
 import { place } from '../../futures/nesting'
 import { decodeValue, encodeRaw, encodeValue, type ValueFormat } from '../../futures/values'
-import type { SpillBuffer } from '../../spill-buffer'
+import type { WorkerStore } from './store'
 import type { Inputs as InputSpec, RunResult, TaskFn, WorkerStatus } from '../protocol'
 import type { Inputs } from './inputs'
 import { taskFailure, UserFunctions } from './user-functions'
@@ -28,7 +28,7 @@ export class TaskRunner {
   constructor(
     private readonly nthreads: number,
     private readonly status: () => WorkerStatus,
-    private readonly buffer: SpillBuffer,
+    private readonly buffer: WorkerStore,
     private readonly inputs: Inputs,
     private readonly address: string,
     private readonly memory: { makeRoom(bytes: number): Promise<void>; collectNow(): void },

@@ -13,11 +13,12 @@ import type { Transport } from '../transport'
 import { DataServer, type TransferCounts } from './data-server'
 import { Inputs } from './inputs'
 import { MemoryMonitor } from './memory-monitor'
+import { SMALL_SHARE_OF_LIMIT as SMALL_SHARE, WorkerStore } from './store'
 import { TaskRunner } from './task-runner'
 
 interface Parts {
   config: WorkerStart
-  buffer: SpillBuffer
+  buffer: WorkerStore
   monitor: MemoryMonitor
   runner: TaskRunner
   server: DataServer
@@ -74,13 +75,14 @@ export class Worker {
   }
 
   async #start(config: WorkerStart): Promise<{ pid: number; dataAddress: string }> {
-    const buffer = new SpillBuffer({
+    const spill = new SpillBuffer({
       dir: join(config.spillDir, config.name),
       memoryLimit: config.memoryLimit,
       target: config.thresholds.target,
       codec: config.codec,
       level: config.level,
     })
+    const buffer = new WorkerStore(spill, Math.floor(config.memoryLimit * SMALL_SHARE))
     const secret = Buffer.from(config.secret, 'hex')
     const client = new DataClient(secret)
     const inputs = new Inputs(buffer, client, config.transferLimit)
