@@ -93,3 +93,14 @@ test('bad input gets a coded error naming it', async (t) => {
   t.throws(() => client.submit(esm('double'), [foreign]), { ...invalid, message: /another client|this client/ })
   await t.throwsAsync(() => client.gather([foreign]), invalid)
 })
+
+test('a user task that kills 3 workers fails with KilledWorkerError naming it; its dependents fail too and the cluster goes on', async (t) => {
+  const { client } = await cluster(t)
+  const hog = client.submit(esm('hog'), [])
+  const after = client.submit(esm('double'), [hog])
+  const err = (await t.throwsAsync(() => hog.result())) as SpillwayError
+  t.is(err.code, 'ERR_SPILLWAY_KILLED_WORKER')
+  t.is((err as any).key, hog.key)
+  await t.throwsAsync(() => after.result(), { code: 'ERR_SPILLWAY_KILLED_WORKER' })
+  t.is(await client.submit(esm('double'), [21]).result(), 42)
+})

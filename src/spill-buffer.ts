@@ -118,6 +118,16 @@ export class SpillBuffer {
   }
 
   /**
+   * Like `get`, but a spilled chunk is read without coming back into memory:
+   * a pass over spilled data then pushes nothing else out (and so writes
+   * nothing). A chunk in memory counts as used, as with `get`.
+   */
+  async peek(key: string): Promise<Buffer | undefined> {
+    const b = await callNative(() => this.#native.peek(String(key)))
+    return b ?? undefined
+  }
+
+  /**
    * The chunk as it should be sent to another worker. Transfer exists to move
    * bytes, so a spilled chunk goes out as the compressed frame already on
    * disk: verified (header and checksum) but not decompressed on the sender,

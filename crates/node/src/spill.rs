@@ -75,6 +75,7 @@ pub struct NativeStoredBytes {
 pub enum Job {
     Set(String, Buffer),
     Get(String),
+    Peek(String),
     GetFrame(String),
     SetTarget(f64),
     EvictUntil(u64),
@@ -111,6 +112,7 @@ impl Task for SpillTask {
             // A chunk the buffer still holds is copied, so JS can never write into
             // it; one read from disk and not kept is handed over as it is.
             Job::Get(key) => b.get(&key).map(|d| Outcome::Data(d.map(|a| Arc::unwrap_or_clone(a)))),
+            Job::Peek(key) => b.peek(&key).map(|d| Outcome::Data(d.map(|a| Arc::unwrap_or_clone(a)))),
             // As for Get, a chunk still held is copied here, off the JS
             // thread; a frame read from its file is the caller's already.
             Job::GetFrame(key) => b.get_frame(&key).map(|s| {
@@ -178,6 +180,12 @@ impl NativeSpillBuffer {
     #[napi(ts_return_type = "Promise<Buffer | null>")]
     pub fn get(&self, key: String) -> AsyncTask<SpillTask> {
         self.task(Job::Get(key))
+    }
+
+    /// Like get, but a spilled chunk is read without coming back into memory.
+    #[napi(ts_return_type = "Promise<Buffer | null>")]
+    pub fn peek(&self, key: String) -> AsyncTask<SpillTask> {
+        self.task(Job::Peek(key))
     }
 
     /// A spilled chunk as its compressed frame, verified but not decoded and

@@ -47,7 +47,9 @@ export class Inputs {
     let remoteBytes = 0
     for (const k of new Set(keys)) {
       if (this.buffer.has(k)) {
-        const b = await this.buffer.get(k)
+        // Read, not brought back: a pass over spilled inputs then writes
+        // nothing to make room for them.
+        const b = await this.buffer.peek(k)
         if (b) {
           values.set(k, b)
           continue

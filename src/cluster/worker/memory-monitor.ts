@@ -72,11 +72,14 @@ export class MemoryMonitor {
     await this.buffer.evictUntil(Math.max(0, m.memoryBytes - excess)).catch((e) => this.warn(`spill failed: ${e.message}`))
   }
 
-  /** Collects garbage at once (after a task dropped a large value). */
+  /**
+   * After a task dropped a large value: collects its garbage at once when
+   * the process is above its target, where the next task's peak could
+   * otherwise cross a threshold. Below it, V8 collects on its own schedule.
+   */
   collectNow(): void {
-    this.#lastGc = 0
     const rss = process.memoryUsage.rss()
-    this.#collect(rss, 0, true)
+    if (rss > this.thresholds.target * this.memoryLimit) this.#collect(rss, 0, true)
   }
 
   /**

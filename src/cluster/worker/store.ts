@@ -54,6 +54,12 @@ export class WorkerStore {
     return s ? Buffer.from(s) : this.buffer.get(key)
   }
 
+  /** Like get, but a spilled value is read without coming back into memory (nothing else is pushed out for it). */
+  async peek(key: string): Promise<Buffer | undefined> {
+    const s = this.#small.get(key)
+    return s ? Buffer.from(s) : this.buffer.peek(key)
+  }
+
   /** For a transfer: a spilled value as its compressed frame, else its bytes. */
   async getFrame(key: string): Promise<{ compressed: boolean; data: Buffer } | undefined> {
     const s = this.#small.get(key)
