@@ -13,7 +13,9 @@ import { reduceWhereHeld } from './reductions'
 import { WorkerLostError } from './rpc'
 import type { ScatterBackup } from './scatter-backup'
 import { TaskQueue } from './task-queue'
-import { releasedError, TaskRecord } from './task-record'
+import { askAll } from './ask-all'
+import { Lifetimes } from './lifetimes'
+import { TaskRecord } from './task-record'
 import type { WorkerHandle } from './worker-handle'
 
 /** A task killing this many workers fails with KilledWorkerError (Dask's allowed-failures + 1). */
@@ -52,7 +54,7 @@ export class Scheduler extends EventEmitter {
   readonly queue = new TaskQueue()
   #closed = false
   #seq = 0
-  readonly #releases = new Map<WorkerHandle, string[]>()
+  readonly #life = new Lifetimes(this.tasks, () => this.backup)
   totalTasks = 0
   peakMemoryBytes = 0
   peakSpillBytes = 0
@@ -96,7 +98,7 @@ export class Scheduler extends EventEmitter {
     for (const t of held) {
       t.worker = undefined
       if (t.needed) this.#requeue(t, false)
-      else this.#forgetOrRelease(t)
+      else this.#life.forgetOrRelease(t)
     }
     this.emit('worker-removed', w, reason)
     this.pump()
@@ -244,7 +246,7 @@ export class Scheduler extends EventEmitter {
     t.worker = w
     w.processing.add(t)
     w.inflight++
-    this.#flushReleases(w)
+    this.#life.flush(w)
     const request = t.scattered
       ? this.backup!.get(t.key).then((data) => w.rpc.request<RunResult>({ op: 'put', key: t.key, data }))
       : w.rpc.request<RunResult>({ op: 'run', key: t.key, task: t.task!, inputs: this.#inputs(t, w) })
@@ -255,7 +257,7 @@ export class Scheduler extends EventEmitter {
           if (t.worker !== w || t.state !== 'processing') {
             // Released while running: the worker stored the value after (or
             // without) seeing the release, so nothing would ever free it.
-            this.#discard(t.key, w)
+            this.#life.discard(t.key, w)
             return
           }
           w.processing.delete(t)
@@ -293,7 +295,7 @@ export class Scheduler extends EventEmitter {
     for (const d of t.dependents) {
       if (d.state === 'waiting' && d.deps.every((x) => x.state === 'memory')) this.#requeue(d, false)
     }
-    for (const dep of t.deps) if (!dep.needed) this.#forgetOrRelease(dep)
+    for (const dep of t.deps) if (!dep.needed) this.#life.forgetOrRelease(dep)
   }
 
   /** A run could not get its inputs: make them again where their holder lost them, then run it. */
@@ -313,8 +315,8 @@ export class Scheduler extends EventEmitter {
     t.error = error
     t.settle()
     for (const d of t.dependents) if (live(d.state)) this.#fail(d, error)
-    for (const dep of t.deps) if (!dep.needed) this.#forgetOrRelease(dep)
-    if (t.refs === 0 && t.dependents.size === 0) this.#forget(t)
+    for (const dep of t.deps) if (!dep.needed) this.#life.forgetOrRelease(dep)
+    if (t.refs === 0 && t.dependents.size === 0) this.#life.forget(t)
   }
 
   /** Cancels keys: queued work dropped, running work aborted, dependents failed with ERR_SPILLWAY_CANCELLED. */
@@ -325,60 +327,10 @@ export class Scheduler extends EventEmitter {
       const err = new SpillwayError('ERR_SPILLWAY_CANCELLED', `task ${JSON.stringify(k)} was cancelled`, { key: k })
       const w = t.worker
       if (w && t.state === 'processing') w.rpc.request({ op: 'cancel', key: k }).catch(() => {})
-      this.#dropValue(t)
+      this.#life.dropValue(t)
       this.#fail(t, err)
     }
     this.pump()
-  }
-
-  /** Frees a value on its worker (or forgets a run in flight); the record stays. */
-  #dropValue(t: TaskRecord): void {
-    const w = t.worker
-    if (!w) return
-    if (t.state === 'memory') {
-      w.held.delete(t)
-      w.heldBytes -= t.nbytes
-      this.#releaseOn(w, t.key)
-    } else if (t.state === 'processing') {
-      // No longer counts towards the worker's load, nor is rerun if that
-      // worker dies; its result is discarded when it lands.
-      w.processing.delete(t)
-      this.#releaseOn(w, t.key)
-    }
-    t.worker = undefined
-  }
-
-  /** A value no one needs: forgotten if nothing refers to it, else freed and kept as released. */
-  #forgetOrRelease(t: TaskRecord): void {
-    if (t.needed || this.tasks.get(t.key) !== t) return
-    if (t.state === 'erred') {
-      if (t.dependents.size === 0) this.#forget(t)
-      return
-    }
-    this.#dropValue(t)
-    if (t.state !== 'memory' && t.state !== 'released') {
-      t.state = 'erred'
-      t.error = t.waiters.size ? releasedError(t.key) : undefined
-      t.settle()
-    }
-    t.state = 'released'
-    if (t.dependents.size === 0) this.#forget(t)
-  }
-
-  #forget(t: TaskRecord): void {
-    if (this.tasks.get(t.key) !== t) return
-    this.#dropValue(t)
-    if (t.state !== 'memory' && t.state !== 'erred') {
-      t.state = 'erred'
-      if (t.waiters.size) t.error ??= releasedError(t.key)
-      t.settle()
-    }
-    this.tasks.delete(t.key)
-    if (t.scattered) this.backup?.delete(t.key)
-    for (const dep of t.deps) {
-      dep.dependents.delete(t)
-      if (!dep.needed) this.#forgetOrRelease(dep)
-    }
   }
 
   /**
@@ -397,74 +349,27 @@ export class Scheduler extends EventEmitter {
     t.worker = undefined
     // Sent before the task can be placed again, so it never deletes a rerun
     // on this worker.
-    this.#releaseOn(w, t.key)
+    this.#life.releaseOn(w, t.key)
     for (const d of t.dependents) if (d.state === 'queued') d.state = 'waiting'
     this.#requeue(t, true)
     this.pump()
   }
 
-  /**
-   * Releases go out in one message per worker a tick later (a gather of
-   * thousands of small values releases them all at once), and always before
-   * the next run sent to that worker, so a release never deletes a rerun.
-   */
-  #releaseOn(w: WorkerHandle, key: string): void {
-    const keys = this.#releases.get(w)
-    if (keys) return void keys.push(key)
-    this.#releases.set(w, [key])
-    setImmediate(() => this.#flushReleases(w))
-  }
-
-  #flushReleases(w: WorkerHandle): void {
-    const keys = this.#releases.get(w)
-    if (!keys) return
-    this.#releases.delete(w)
-    if (w.alive) w.rpc.request({ op: 'release', keys }).catch(() => {})
-  }
-
-  /** Frees the value a run produced after its key was released, unless the key was submitted again and lives there now. */
-  #discard(key: string, w: WorkerHandle): void {
-    const current = this.tasks.get(key)
-    if (current?.worker === w && (current.state === 'processing' || current.state === 'memory')) return
-    this.#releaseOn(w, key)
-  }
-
   /** Lets go of one hold on each key; a value no one needs any more is freed. */
   release(keys: string[]): void {
-    for (const k of keys) {
-      const t = this.tasks.get(k)
-      if (!t) continue
-      t.refs = Math.max(0, t.refs - 1)
-      if (t.refs === 0) this.#forgetOrRelease(t)
-    }
+    this.#life.release(keys)
     this.pump()
   }
 
   /** Applies new thresholds on every live worker at once. */
   async setThresholds(t: Partial_<Thresholds>): Promise<void> {
     this.thresholds = { ...this.thresholds, ...t }
-    await Promise.all(
-      [...this.workers.values()].map((w) =>
-        w.rpc
-          .request<{ metrics: WorkerMetrics }>({ op: 'set-thresholds', thresholds: t })
-          .then((r) => this.onHeartbeat(w, r.metrics))
-          .catch((e) => {
-            if (!(e instanceof WorkerLostError)) throw e
-          }),
-      ),
-    )
+    await askAll(this.workers.values(), { op: 'set-thresholds', thresholds: t }, (w, m) => this.onHeartbeat(w, m), true)
   }
 
   /** Fresh metrics from every worker (the last heartbeat if one is lost). */
   async refreshMetrics(): Promise<void> {
-    await Promise.all(
-      [...this.workers.values()].map((w) =>
-        w.rpc
-          .request<{ metrics: WorkerMetrics }>({ op: 'metrics' })
-          .then((r) => this.onHeartbeat(w, r.metrics))
-          .catch(() => {}),
-      ),
-    )
+    await askAll(this.workers.values(), { op: 'metrics' }, (w, m) => this.onHeartbeat(w, m), false)
   }
 
   close(): void {
