@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Builds the linux-x64-gnu addon with a glibc 2.17 floor (CentOS 7 and every
+# later glibc) into npm/linux-x64-gnu/, the platform package's binary.
+# cargo-zigbuild links with zig against glibc 2.17's symbol versions, so the
+# build machine's own glibc does not leak into the binary. The tools come
+# from PyPI into a virtualenv cached outside the repository.
+#
+#   npm run build:linux-x64-gnu      (or: bash scripts/build-linux-x64-gnu.sh)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cache="${SPILLWAY_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/spillway}"
+venv="$cache/zigbuild-venv"
+if ! "$venv/bin/cargo-zigbuild" --version >/dev/null 2>&1; then
+  mkdir -p "$cache"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet "ziglang==0.17.1" "cargo-zigbuild==0.24.1"
+fi
+export PATH="$venv/bin:$PATH"
+cd "$root"
+cargo zigbuild --release --target x86_64-unknown-linux-gnu.2.17 -p spillway-node >&2
+out=npm/linux-x64-gnu/spillway.linux-x64-gnu.node
+cp target/x86_64-unknown-linux-gnu/release/libspillway_node.so "$out"
+echo "$out"
