@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type BrowserContext } from 'playwright-core'
 import { schedulerWorkers, workerSpillBytes } from 'spillway'
+import { testBrowser } from './browser'
 import { dashboardCluster, pressure } from './dashboard-helpers'
 
-const CHROMIUM = '/usr/bin/chromium'
 const ARTIFACT = join(__dirname, 'artifacts', 'dashboard.png')
 const ARGS = [
   '--headless',
@@ -20,10 +20,8 @@ const ARGS = [
 ]
 
 test('the page shows every worker spilling, live, in headless Chromium', async (t) => {
-  if (!existsSync(CHROMIUM)) {
-    t.fail(`Chromium is not installed at ${CHROMIUM}: apt-get install -y chromium (.ci/run installs it when absent)`)
-    return
-  }
+  const browser = testBrowser()
+  t.log(`browser: ${browser.source}`)
   const s = await dashboardCluster()
   t.teardown(() => s.cluster.close())
   // Playwright takes the profile directory itself rather than as --user-data-dir.
@@ -34,9 +32,10 @@ test('the page shows every worker spilling, live, in headless Chromium', async (
     await context?.close()
   })
   context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
+    executablePath: browser.executablePath,
+    env: { ...process.env, ...browser.env } as Record<string, string>,
     headless: true,
-    args: ARGS,
+    args: [...ARGS, ...browser.args],
     viewport: { width: 1200, height: 1000 },
     timeout: 60_000,
   })

@@ -71,3 +71,18 @@ test('the glibc-2.17 addon loads through the package and round-trips data throug
   t.is(out.three, 3)
   t.true(out.sum > 0)
 })
+
+test('on a real glibc 2.17 (Node 16 under CentOS 7’s loader and libraries) the release addon loads and round-trips data; the host build does not load', (t) => {
+  if (!linuxX64) return t.pass('only built and checked on linux x64')
+  t.timeout(15 * 60_000)
+  const addon = buildRelease()
+  const run = (file: string) => spawnSync('bash', [join(ROOT, 'scripts', 'run-on-glibc217.sh'), file], { encoding: 'utf8' })
+  const ok = run(addon)
+  t.is(ok.status, 0, ok.stderr)
+  const out = JSON.parse(ok.stdout.trim().split('\n').pop()!)
+  t.is(out.node, 'v16.20.2')
+  t.deepEqual([...out.codecs].sort(), ['lz4', 'none', 'snappy', 'zlib', 'zstd'])
+  t.true(out.spillCount > 0)
+  const host = run(join(ROOT, 'spillway.linux-x64-gnu.node'))
+  t.not(host.status, 0, 'the addon built against this machine’s glibc must not load on 2.17')
+})

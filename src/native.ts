@@ -3,6 +3,16 @@
 // come out as SpillwayErrors with a stable code.
 import type * as Binding from '../index'
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-export const native: typeof Binding = require('../index.js')
+import { bindingError } from './binding-error'
+
+function load(): typeof Binding {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require('../index.js')
+  } catch (err) {
+    throw bindingError(err)
+  }
+}
+
+export const native: typeof Binding = load()
 export type { Binding }
