@@ -1,6 +1,7 @@
 import test from 'ava'
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 const ROOT = join(__dirname, '..')
@@ -85,4 +86,51 @@ test('on a real glibc 2.17 (Node 16 under CentOS 7’s loader and libraries) the
   t.true(out.spillCount > 0)
   const host = run(join(ROOT, 'spillway.linux-x64-gnu.node'))
   t.not(host.status, 0, 'the addon built against this machine’s glibc must not load on 2.17')
+})
+
+test('the packed main package and linux-x64-gnu package install with no Rust and npm offline, and spillway imports, requires and runs its demo', (t) => {
+  if (!linuxX64) return t.pass('only built and checked on linux x64')
+  t.timeout(15 * 60_000)
+  buildRelease()
+  const out = mkdtempSync(join(tmpdir(), 'spillway-release-'))
+  t.teardown(() => rmSync(out, { recursive: true, force: true }))
+  const tarballs = execFileSync(process.execPath, [join(ROOT, 'scripts', 'pack-release.js'), '--out', join(out, 'packages')], { encoding: 'utf8' }).trim().split('\n')
+  t.is(tarballs.length, 2)
+  const [main, platform] = tarballs
+  const files = execFileSync('tar', ['tzf', main], { encoding: 'utf8' }).split('\n')
+  t.false(files.some((f) => f.endsWith('.node')), 'the main package holds no binary')
+  const manifest = JSON.parse(execFileSync('tar', ['xzf', main, '-O', 'package/package.json'], { encoding: 'utf8' }))
+  t.is(manifest.scripts, undefined, 'no install script')
+  t.is(manifest.optionalDependencies['spillway-linux-x64-gnu'], manifest.version)
+  t.deepEqual(Object.keys(manifest.optionalDependencies).sort(), ['spillway-darwin-arm64', 'spillway-darwin-x64', 'spillway-linux-arm64-gnu', 'spillway-linux-x64-gnu', 'spillway-linux-x64-musl'])
+
+  // npm's cache holds the runtime dependencies (fetched once, online) and nothing else.
+  const cache = join(out, 'npm-cache')
+  const npm = (cwd: string, args: string[], env: NodeJS.ProcessEnv = process.env) => execFileSync('npm', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+  const deps = Object.entries(manifest.dependencies as Record<string, string>).map(([n, v]) => `${n}@${v}`)
+  const scratch = join(out, 'scratch')
+  mkdirSync(scratch)
+  writeFileSync(join(scratch, 'package.json'), '{"name":"scratch","private":true}')
+  npm(scratch, ['install', '--cache', cache, '--no-audit', '--no-fund', ...deps])
+
+  // No cargo or rustc anywhere on PATH, and npm offline.
+  const path = (process.env.PATH ?? '')
+    .split(':')
+    .filter((d) => d && !['cargo', 'rustc'].some((b) => existsSync(join(d, b))))
+    .join(':')
+  const env = { ...process.env, PATH: path, npm_config_offline: 'true', npm_config_cache: cache }
+  t.throws(() => execFileSync('cargo', ['--version'], { env, stdio: 'ignore' }))
+  const app = join(out, 'app')
+  mkdirSync(app)
+  writeFileSync(join(app, 'package.json'), '{"name":"app","private":true}')
+  npm(app, ['install', '--no-audit', '--no-fund', main, platform], env)
+  const node = (args: string[]) => execFileSync(process.execPath, args, { cwd: app, env, encoding: 'utf8' })
+  t.is(node(['-e', "const s = require('spillway'); console.log(typeof s.setupClient, s.availableCodecs().includes('lz4'))"]).trim(), 'function true')
+  t.is(node(['--input-type=module', '-e', "import { setupClient, random } from 'spillway'; console.log(typeof setupClient, typeof random.random)"]).trim(), 'function function')
+  const loaded = node(['-e', "require('spillway'); console.log(Object.keys(require.cache).filter((k) => k.endsWith('.node')).join())"]).trim()
+  t.regex(loaded, /node_modules\/spillway-linux-x64-gnu\/spillway\.linux-x64-gnu\.node$/)
+  const demo = JSON.parse(execFileSync('npx', ['spillway', 'demo', '--size', 'small', '--json'], { cwd: app, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }))
+  t.is(demo.size, 'small')
+  t.true(demo.system.totalMemoryBytes > 0)
+  rmSync(demo.outDir, { recursive: true, force: true })
 })
