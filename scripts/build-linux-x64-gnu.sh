@@ -16,6 +16,11 @@ if ! "$venv/bin/cargo-zigbuild" --version >/dev/null 2>&1; then
   "$venv/bin/pip" install --quiet "ziglang==0.17.1" "cargo-zigbuild==0.24.1"
 fi
 export PATH="$venv/bin:$PATH"
+# zig links against glibc 2.17; the C in the tree (zstd) is compiled by gcc
+# as in the host build: zstd's decoder built by zig's clang decompresses
+# 35-45% slower here (BENCHMARKS.md). The floor check catches any symbol a
+# newer glibc header would pull in.
+export CC_x86_64_unknown_linux_gnu="${CC_x86_64_unknown_linux_gnu:-gcc}"
 cd "$root"
 cargo zigbuild --release --target x86_64-unknown-linux-gnu.2.17 -p spillway-node >&2
 out=npm/linux-x64-gnu/spillway.linux-x64-gnu.node
