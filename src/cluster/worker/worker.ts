@@ -42,6 +42,7 @@ async function mapLimited<T, R>(items: T[], limit: number, fn: (x: T) => Promise
 export class Worker {
   #parts: Parts | undefined
   readonly #timers: NodeJS.Timeout[] = []
+  #metricsSentAt = 0
   readonly #transfer: TransferCounts = { incomingBytes: 0, incomingCount: 0, outgoingBytes: 0, outgoingCount: 0 }
 
   constructor(private readonly transport: Transport<SchedulerToWorker, WorkerToScheduler>) {
@@ -103,8 +104,17 @@ export class Worker {
     const p = this.#parts
     if (!p) throw new SpillwayError('ERR_SPILLWAY_PROTOCOL', `worker got ${req.op} before start`, { op: req.op })
     switch (req.op) {
-      case 'run':
-        return p.runner.run(req.key, req.task, req.inputs)
+      case 'run': {
+        const result = await p.runner.run(req.key, req.task, req.inputs)
+        // Results carry metrics now and then, so the scheduler's peaks see
+        // what lands between heartbeats.
+        const now = Date.now()
+        if (now - this.#metricsSentAt >= 50) {
+          this.#metricsSentAt = now
+          result.metrics = this.metrics()
+        }
+        return result
+      }
       case 'put':
         await p.buffer.set(req.key, req.data)
         return { nbytes: req.data.byteLength }
