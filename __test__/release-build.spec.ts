@@ -103,6 +103,10 @@ test('the packed main package and linux-x64-gnu package install with no Rust and
   t.is(manifest.scripts, undefined, 'no install script')
   t.is(manifest.optionalDependencies['spillway-linux-x64-gnu'], manifest.version)
   t.deepEqual(Object.keys(manifest.optionalDependencies).sort(), ['spillway-darwin-arm64', 'spillway-darwin-x64', 'spillway-linux-arm64-gnu', 'spillway-linux-x64-gnu', 'spillway-linux-x64-musl'])
+  // napi artifacts put the binary in its package; napi pre-publish checked the package against the main one.
+  const platformManifest = JSON.parse(execFileSync('tar', ['xzf', platform, '-O', 'package/package.json'], { encoding: 'utf8' }))
+  t.like(platformManifest, { name: 'spillway-linux-x64-gnu', version: manifest.version, os: ['linux'], cpu: ['x64'], libc: ['glibc'] })
+  t.true(execFileSync('tar', ['tzf', platform], { encoding: 'utf8' }).includes('package/spillway.linux-x64-gnu.node'))
 
   // npm's cache holds the runtime dependencies (fetched once, online) and nothing else.
   const cache = join(out, 'npm-cache')

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the linux-x64-gnu addon with a glibc 2.17 floor (CentOS 7 and every
-# later glibc) into npm/linux-x64-gnu/, the platform package's binary.
+# later glibc) into target/release-artifacts/, named as napi names it, where
+# scripts/pack-release.js takes it into the platform package.
 # cargo-zigbuild links with zig against glibc 2.17's symbol versions, so the
 # build machine's own glibc does not leak into the binary. The tools come
 # from PyPI into a virtualenv cached outside the repository.
@@ -23,6 +24,7 @@ export PATH="$venv/bin:$PATH"
 export CC_x86_64_unknown_linux_gnu="${CC_x86_64_unknown_linux_gnu:-gcc}"
 cd "$root"
 cargo zigbuild --release --target x86_64-unknown-linux-gnu.2.17 -p spillway-node >&2
-out=npm/linux-x64-gnu/spillway.linux-x64-gnu.node
+mkdir -p target/release-artifacts
+out=target/release-artifacts/spillway.linux-x64-gnu.node
 cp target/x86_64-unknown-linux-gnu/release/libspillway_node.so "$out"
 echo "$out"
