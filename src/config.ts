@@ -34,6 +34,12 @@ export interface SetupOptions {
   silenceLogs?: boolean
   /** Overrides the threads per worker that the workload type would choose. */
   threadsPerWorker?: number
+  /**
+   * Seconds a paused worker that cannot spill (its disk full, or nothing
+   * left to spill) may go without progress before the work it holds up
+   * fails with ERR_SPILLWAY_SPILL_FULL / ERR_SPILLWAY_WORKER_STUCK; default 30.
+   */
+  stuckTimeout?: number
 }
 
 type Kind = 'number' | 'integer' | 'boolean' | 'string'
@@ -58,6 +64,7 @@ export const KINDS: { readonly [K in keyof Required<SetupOptions>]: Kind } = {
   adaptiveMemory: 'boolean',
   silenceLogs: 'boolean',
   threadsPerWorker: 'integer',
+  stuckTimeout: 'number',
 }
 
 export const OPTION_NAMES = Object.keys(KINDS) as (keyof SetupOptions)[]
@@ -169,6 +176,7 @@ export class SetupConfig {
   readonly adaptiveMemory: boolean
   readonly silenceLogs: boolean
   readonly threadsPerWorker?: number
+  readonly stuckTimeout?: number
 
   /** Validates everything at once: one ConfigError lists every bad field. */
   constructor(options: SetupOptions | SetupConfig = {}, what = 'configuration') {
@@ -227,6 +235,7 @@ export class SetupConfig {
     this.adaptiveMemory = o.adaptiveMemory
     this.silenceLogs = o.silenceLogs
     this.threadsPerWorker = o.threadsPerWorker
+    this.stuckTimeout = o.stuckTimeout
     Object.freeze(this)
   }
 
@@ -308,6 +317,7 @@ function checkValues(o: Resolved, mistyped: Set<string>, problems: ConfigProblem
   if (ok('workloadType') && !WORKLOAD_TYPES.includes(o.workloadType)) bad('workloadType', `one of ${WORKLOAD_TYPES.map((w) => `'${w}'`).join(', ')}`)
   if (o.maxWorkers !== undefined && o.maxWorkers < 1) bad('maxWorkers', 'a positive integer')
   if (o.threadsPerWorker !== undefined && o.threadsPerWorker < 1) bad('threadsPerWorker', 'a positive integer')
+  if (o.stuckTimeout !== undefined && !(o.stuckTimeout > 0)) bad('stuckTimeout', 'a positive number of seconds (default 30)')
   if (o.maxMemGb !== undefined && !(o.maxMemGb > 0)) bad('maxMemGb', 'a positive number of GiB')
   // A zero reserve is a legitimate choice on a node dedicated to the job (e.g. a container with its own limit).
   if (o.reserveMemGb !== undefined && !(o.reserveMemGb >= 0)) bad('reserveMemGb', 'a number of GiB ≥ 0')

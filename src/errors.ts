@@ -87,6 +87,20 @@ export class KilledWorkerError extends SpillwayError {
   }
 }
 
+/**
+ * Work that cannot proceed because every worker it may run on is stuck:
+ * paused and unable to spill (ERR_SPILLWAY_SPILL_FULL when the spill disk is
+ * full, ERR_SPILLWAY_WORKER_STUCK otherwise). `details.workers` holds each
+ * stuck worker's report (spill directory, free bytes, bytes waiting to be
+ * written, reason).
+ */
+export class WorkerStuckError extends SpillwayError {
+  constructor(code: 'ERR_SPILLWAY_SPILL_FULL' | 'ERR_SPILLWAY_WORKER_STUCK', message: string, details: Record<string, unknown>) {
+    super(code, message, details)
+    this.name = 'WorkerStuckError'
+  }
+}
+
 export class ClusterClosedError extends SpillwayError {
   constructor(what = 'cluster') {
     super('ERR_SPILLWAY_CLOSED', `the ${what} is closed`)

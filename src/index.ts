@@ -6,6 +6,7 @@ export {
   ConfigError,
   InsufficientMemoryError,
   KilledWorkerError,
+  WorkerStuckError,
   ClusterClosedError,
   type ConfigProblem,
 } from './errors'
@@ -42,7 +43,7 @@ export { monitor, type TimelinePoint, type MonitorResult, type MonitorOptions } 
 export { timelineChart, type ChartOptions } from './reporting/chart'
 export { tuneMemoryThresholds, decideThresholds, type TuneOptions, type TuneResult, type TuneStrategy } from './tune'
 export { memoryAction } from './cluster/memory-policy'
-export type { WorkerMetrics, Thresholds, WorkerStatus } from './cluster/protocol'
+export type { WorkerMetrics, Thresholds, WorkerStatus, StuckReport, StuckReason } from './cluster/protocol'
 export { recommendChunks, chunkBudget, type RecommendOptions } from './array/recommend'
 export { startDashboard, dashboardBanner, type Dashboard, type DashboardOptions } from './dashboard/server'
 export { TimelineSampler, RingBuffer, type TimelineSample, type TimelineJSON, type WorkerSample } from './dashboard/timeline'

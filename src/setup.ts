@@ -59,6 +59,7 @@ export async function setupClient(options: SetupOptions | { config: SetupConfig 
       spillDir: spillDir.path,
       codec: config.spillCompression,
       processes: spec.processes,
+      stuckTimeoutMs: config.stuckTimeout === undefined ? undefined : config.stuckTimeout * 1000,
       cleanup: () => spillDir.remove(),
       log,
     })

@@ -38,8 +38,15 @@ export interface SpillMetrics {
   spillSeconds: number
   unspillBytesRead: number
   unspillSeconds: number
+  /** Every spill write that failed (the chunk stayed in memory). */
   writeFailures: number
   lastWriteError?: string
+  /** The last failed write wanted space the disk or quota did not have. */
+  lastWriteNoSpace: boolean
+  /** Failed writes since the last one that landed. */
+  consecutiveWriteFailures: number
+  /** Seconds until the next spill write is tried: writes back off after a failure. */
+  spillBackoffSeconds: number
   targetBytes: number
   memoryLimit: number
 }
@@ -162,7 +169,11 @@ export class SpillBuffer {
     this.#target = fraction
   }
 
-  /** Spills LRU chunks until at most `bytes` stay in memory. */
+  /**
+   * Spills LRU chunks until at most `bytes` stay in memory. After a failed
+   * write, writes wait (100 ms doubling to 5 s, `spillBackoffSeconds`) and
+   * this spills nothing until the wait is over or `retrySpillNow()`.
+   */
   evictUntil(bytes: number): Promise<number> {
     return callNative(() => this.#native.evictUntil(Math.max(0, Math.floor(bytes))))
   }
@@ -177,6 +188,11 @@ export class SpillBuffer {
   async reduce(key: string, dtype: string, op: string): Promise<Partial | null> {
     checkReduce(dtype, op, 'SpillBuffer.reduce arguments')
     return callNative(() => this.#native.reduce(String(key), dtype, op))
+  }
+
+  /** Ends the wait after failed spill writes, for a caller that saw space freed. */
+  retrySpillNow(): void {
+    this.#native.retrySpillNow()
   }
 
   metrics(): SpillMetrics {

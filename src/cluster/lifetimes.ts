@@ -19,6 +19,8 @@ export class Lifetimes {
   ) {}
 
   releaseOn(w: WorkerHandle, key: string): void {
+    // Freeing values is progress: a stuck worker may take work again (it says so if it stays stuck).
+    w.stuck = undefined
     const keys = this.#releases.get(w)
     if (keys) return void keys.push(key)
     this.#releases.set(w, [key])

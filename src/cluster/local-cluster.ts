@@ -19,6 +19,8 @@ export interface LocalClusterOptions {
   level?: number
   processes?: boolean
   heartbeatMs?: number
+  /** A paused worker that cannot spill and makes no progress this long is stuck, and the work it holds up fails (default 30 s). */
+  stuckTimeoutMs?: number
   /** Called once the workers are stopped, to remove the spill directory. */
   cleanup?: () => Promise<void> | void
   log?: (level: string, message: string) => void
@@ -79,6 +81,7 @@ export class LocalCluster {
           codec: options.codec,
           level: options.level,
           heartbeatMs: options.heartbeatMs,
+          stuckTimeoutMs: options.stuckTimeoutMs,
           log: options.log,
           secret,
           socketDir: sockets.dir,

@@ -9,6 +9,7 @@ import type { SchedulerToWorker, Thresholds, WorkerMetrics, WorkerStart, WorkerT
 import { WorkerLostError, WorkerRpc } from './rpc'
 import type { Scheduler } from './scheduler'
 import { ChildTransport } from './transport'
+import { DEFAULT_STUCK_TIMEOUT_S } from './worker/stuck'
 import { WorkerHandle } from './worker-handle'
 
 export interface NannyOptions {
@@ -20,6 +21,8 @@ export interface NannyOptions {
   level?: number
   heartbeatMs?: number
   monitorMs?: number
+  /** A paused worker that cannot spill and makes no progress this long is stuck (default 30 s). */
+  stuckTimeoutMs?: number
   log?: (level: string, message: string) => void
   /** Hex of the cluster's secret, for the workers' data connections. */
   secret: string
@@ -134,6 +137,7 @@ export class Nanny {
       secret: this.opts.secret,
       dataAddress: `unix:${join(this.opts.socketDir, `${name}.sock`)}`,
       transferLimit: Math.max(1, Math.floor(this.opts.memoryLimit * TRANSFER_SHARE)),
+      stuckTimeoutMs: this.opts.stuckTimeoutMs ?? DEFAULT_STUCK_TIMEOUT_S * 1000,
     }
     const started = await rpc.request<{ pid: number; dataAddress: string }>({ op: 'start', config })
     handle.dataAddress = started.dataAddress

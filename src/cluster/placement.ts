@@ -9,7 +9,7 @@ import type { WorkerHandle } from './worker-handle'
 /** Input bytes worth waiting for their holder rather than moving them. */
 export const MOVE_BYTES = 1 << 20
 
-function allowed(w: WorkerHandle, t: TaskRecord): boolean {
+export function allowed(w: WorkerHandle, t: TaskRecord): boolean {
   return !t.restrict || t.restrict.has(w.address) || t.restrict.has(w.name)
 }
 

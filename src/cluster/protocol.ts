@@ -31,9 +31,34 @@ export interface WorkerStart {
   dataAddress: string
   /** Bytes of incoming transfers in flight at once (Dask: 10% of the limit). */
   transferLimit: number
+  /** A paused worker that cannot spill and makes no progress this long reports itself stuck. */
+  stuckTimeoutMs: number
 }
 
 export type WorkerStatus = 'running' | 'paused' | 'closing'
+
+/**
+ * Why a paused worker cannot get back under its thresholds: its spill
+ * writes fail for want of space ('spill-full') or otherwise
+ * ('spill-failing'), or no managed value is left in memory to write
+ * ('nothing-to-spill': the memory is held outside spillway's store).
+ */
+export type StuckReason = 'spill-full' | 'spill-failing' | 'nothing-to-spill'
+
+/** A worker's own account of being stuck, sent with its heartbeats while it lasts. */
+export interface StuckReport {
+  reason: StuckReason
+  /** Since when it has made no progress (ms since the epoch). */
+  since: number
+  spillDir: string
+  /** Bytes this user may still write there (undefined where the filesystem cannot say). */
+  freeBytes?: number
+  /** Managed bytes in memory that must go to disk to get back under the target. */
+  waitingBytes: number
+  rss: number
+  memoryLimit: number
+  lastWriteError?: string
+}
 
 /** Heartbeat metrics, in Dask's names (camelCase). */
 export interface WorkerMetrics extends SpillMetrics {
@@ -44,6 +69,8 @@ export interface WorkerMetrics extends SpillMetrics {
   taskCounts: { executing: number; done: number; failed: number }
   /** Bytes and values moved to and from other workers. */
   transfer: { incomingBytes: number; incomingCount: number; outgoingBytes: number; outgoingCount: number }
+  /** Set while the worker is stuck (paused, cannot spill, no progress). */
+  stuck?: StuckReport
   time: number
 }
 
@@ -112,6 +139,8 @@ export interface ErrorPayload {
   remote?: { name: string; message: string; stack?: string }
   /** Inputs a run could not get (ERR_SPILLWAY_MISSING_DEP): the scheduler makes them again. */
   missing?: string[]
+  /** A WorkerStuckError's details (a result that could not be stored). */
+  stuck?: Record<string, unknown>
 }
 
 export type WorkerToScheduler =

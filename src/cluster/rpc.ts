@@ -2,7 +2,7 @@
 // once when the channel closes: a dead worker must never leave a caller
 // waiting.
 
-import { SpillwayError } from '../errors'
+import { SpillwayError, WorkerStuckError } from '../errors'
 import type { ErrorPayload, Request, SchedulerToWorker, WorkerToScheduler, WorkerMetrics } from './protocol'
 import type { Transport } from './transport'
 
@@ -26,6 +26,7 @@ export function workerError(e: ErrorPayload): SpillwayError {
   if (e.missing) details.missing = e.missing
   const ours = typeof e.code === 'string' && e.code.startsWith('ERR_SPILLWAY_')
   if (!ours && e.code !== undefined) details.originalCode = e.code
+  if (e.stuck && (e.code === 'ERR_SPILLWAY_SPILL_FULL' || e.code === 'ERR_SPILLWAY_WORKER_STUCK')) return new WorkerStuckError(e.code, e.message, e.stuck)
   const err = new SpillwayError(ours ? e.code! : 'ERR_SPILLWAY_TASK', e.message, details)
   if (e.remote?.stack) err.stack = `${err.stack}\n  the task's own error, as thrown on the worker:\n${e.remote.stack}`
   return err

@@ -14,6 +14,7 @@ import { WorkerLostError } from './rpc'
 import type { ScatterBackup } from './scatter-backup'
 import { TaskQueue } from './task-queue'
 import { askAll } from './ask-all'
+import { settleStuckWork } from './stuck-work'
 import { Lifetimes } from './lifetimes'
 import { TaskRecord } from './task-record'
 import type { WorkerHandle } from './worker-handle'
@@ -106,11 +107,19 @@ export class Scheduler extends EventEmitter {
 
   onHeartbeat(w: WorkerHandle, m: WorkerMetrics): void {
     const wasPaused = w.status === 'paused'
+    const newlyStuck = m.stuck !== undefined && m.stuck.since !== w.stuckSince
     w.metrics = m
+    if (!m.stuck) w.stuck = undefined
     const t = this.totals()
     this.peakMemoryBytes = Math.max(this.peakMemoryBytes, t.memoryBytes)
     this.peakSpillBytes = Math.max(this.peakSpillBytes, t.spillBytes)
-    if (wasPaused && m.status === 'running') this.pump()
+    if (newlyStuck) {
+      w.stuck = m.stuck
+      w.stuckSince = m.stuck!.since
+      this.emit('worker-stuck', w, m.stuck)
+      settleStuckWork(this)
+      this.pump()
+    } else if (wasPaused && m.status === 'running') this.pump()
   }
 
   totals(): ClusterTotals {
@@ -224,7 +233,11 @@ export class Scheduler extends EventEmitter {
         continue
       }
       const choice = pickWorker(this.workers.values(), t)
-      if (choice === 'none') return
+      if (choice === 'none') {
+        // No worker can take anything: where that is because they are stuck, the queue fails rather than waits.
+        if ([...this.workers.values()].some((w) => w.stuck)) settleStuckWork(this)
+        return
+      }
       if (choice === 'later') {
         i++
         scanned++
@@ -244,6 +257,7 @@ export class Scheduler extends EventEmitter {
   #run(t: TaskRecord, w: WorkerHandle): void {
     t.state = 'processing'
     t.worker = w
+    const run = ++t.runs
     w.processing.add(t)
     w.inflight++
     this.#life.flush(w)
@@ -254,7 +268,7 @@ export class Scheduler extends EventEmitter {
       .then(
         (res) => {
           if (!w.alive) return
-          if (t.worker !== w || t.state !== 'processing') {
+          if (t.worker !== w || t.state !== 'processing' || t.runs !== run) {
             // Released while running: the worker stored the value after (or
             // without) seeing the release, so nothing would ever free it.
             this.#life.discard(t.key, w)
@@ -274,7 +288,7 @@ export class Scheduler extends EventEmitter {
         (err) => {
           // A lost worker is handled by removeWorker; anything else is the
           // task's own failure.
-          if (err instanceof WorkerLostError || !w.alive || t.worker !== w || t.state !== 'processing') return
+          if (err instanceof WorkerLostError || !w.alive || t.worker !== w || t.state !== 'processing' || t.runs !== run) return
           w.processing.delete(t)
           if (err?.code === 'ERR_SPILLWAY_MISSING_DEP') return this.#missing(t, err.details?.missing ?? [])
           if (t.retries > 0 && err?.code === 'ERR_SPILLWAY_TASK') {
@@ -307,7 +321,19 @@ export class Scheduler extends EventEmitter {
     this.#requeue(t, true)
   }
 
+  /** Takes a run back from a worker, which skips it, and queues it again (stuck-work.ts). */
+  withdraw(t: TaskRecord, w: WorkerHandle): void {
+    if (t.worker !== w || t.state !== 'processing') return
+    w.processing.delete(t)
+    w.rpc.request({ op: 'cancel', key: t.key }).catch(() => {})
+    this.#requeue(t, true)
+  }
+
   /** Fails a task and, with the same error, every dependent still to run. */
+  fail(t: TaskRecord, error: Error): void {
+    this.#fail(t, error)
+  }
+
   #fail(t: TaskRecord, error: Error): void {
     if (t.worker && t.state === 'processing') t.worker.processing.delete(t)
     t.worker = undefined

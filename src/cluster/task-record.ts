@@ -26,6 +26,8 @@ export class TaskRecord {
   nbytes = 0
   /** Workers that died while running this task (Dask's "suspicious"). */
   suspicious = 0
+  /** Runs sent so far: a reply to an earlier one (withdrawn, then sent again) is not this run's. */
+  runs = 0
   lastWorker: string | undefined
   error: Error | undefined
   readonly waiters = new Set<Waiter>()

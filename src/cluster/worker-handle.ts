@@ -1,7 +1,7 @@
 // The scheduler's view of one worker incarnation: its address, capacity,
 // the tasks it is running and holding, and its latest heartbeat.
 
-import type { WorkerMetrics, WorkerStatus } from './protocol'
+import type { StuckReport, WorkerMetrics, WorkerStatus } from './protocol'
 import type { WorkerRpc } from './rpc'
 import type { TaskRecord } from './task-record'
 
@@ -31,6 +31,15 @@ export class WorkerHandle {
   get status(): WorkerStatus {
     return this.metrics?.status ?? 'running'
   }
+
+  /**
+   * The worker's report while it is stuck (paused, unable to spill, no
+   * progress). Cleared as soon as something is released there: freeing
+   * values is progress, and the worker reports again if it stays stuck.
+   */
+  stuck: StuckReport | undefined
+  /** The start of the stuck episode last taken up, so a stale report is not taken up twice. */
+  stuckSince = 0
 
   /**
    * Free to take another task: alive, not paused, and fewer than

@@ -55,6 +55,12 @@ export function renderMetrics(view: ClusterView): string {
     view.workers.map((r) => [{ slot: r.slot === null ? '' : String(r.slot), worker: r.address ?? '', status: r.status }, 1]),
   )
   e.family(
+    'spillway_worker_stuck',
+    'gauge',
+    'Workers that are stuck (paused, unable to spill, no progress), by reason: spill-full, spill-failing, nothing-to-spill.',
+    ws.filter((r) => r.stuck).map((r): [Labels, number] => [{ worker: r.address, reason: r.stuck!.reason }, 1]),
+  )
+  e.family(
     'spillway_worker_memory_bytes',
     'gauge',
     'Worker memory by type: managed (chunks in memory), spilled (chunks on disk, after compression), unmanaged (process memory minus managed in memory).',

@@ -3,7 +3,7 @@
 // keeps its row; workers that joined without a nanny get rows of their own.
 
 import type { Client } from '../client'
-import type { Thresholds, WorkerMetrics } from '../cluster/protocol'
+import type { StuckReport, Thresholds, WorkerMetrics } from '../cluster/protocol'
 import type { WorkerHandle } from '../cluster/worker-handle'
 import { workerInMemoryBytes, workerSpillBytes } from '../reporting/workers'
 
@@ -17,6 +17,8 @@ export interface WorkerRow {
   name: string | null
   pid: number | null
   status: RowStatus
+  /** While the worker is stuck (paused, cannot spill, no progress): why, and its spill directory's free and waiting bytes. */
+  stuck: StuckReport | null
   nthreads: number
   memoryLimit: number
   managedBytes: number
@@ -95,6 +97,7 @@ function liveRow(slot: number | null, w: WorkerHandle, fallback: Thresholds, res
     name: w.name,
     pid: w.pid || null,
     status: w.status,
+    stuck: w.stuck ?? null,
     nthreads: w.nthreads,
     memoryLimit: w.memoryLimit,
     managedBytes: m?.managedBytes ?? 0,
@@ -125,6 +128,7 @@ function emptyRow(slot: number, status: RowStatus, limit: number, nthreads: numb
     name: null,
     pid: null,
     status,
+    stuck: null,
     nthreads,
     memoryLimit: limit,
     managedBytes: 0,

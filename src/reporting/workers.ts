@@ -2,7 +2,7 @@
 // never disk usage, which measures the whole filesystem.
 
 import type { Client } from '../client'
-import type { Thresholds, WorkerMetrics, WorkerStatus } from '../cluster/protocol'
+import type { StuckReport, Thresholds, WorkerMetrics, WorkerStatus } from '../cluster/protocol'
 
 export interface WorkerInfo {
   address: string
@@ -11,6 +11,8 @@ export interface WorkerInfo {
   memoryLimit: number
   nthreads: number
   status: WorkerStatus
+  /** Set while the worker is stuck: paused, unable to spill, no progress (why, where it spills, free and waiting bytes). */
+  stuck?: StuckReport
   thresholds: Thresholds
   /** Chunks the scheduler has placed on this worker (held or running). */
   tasks: { held: number; processing: number }
@@ -29,6 +31,7 @@ export async function schedulerWorkers(client: Client): Promise<Record<string, W
       memoryLimit: w.memoryLimit,
       nthreads: w.nthreads,
       status: w.status,
+      ...(w.stuck ? { stuck: w.stuck } : {}),
       thresholds: w.metrics?.thresholds ?? client.scheduler.thresholds,
       tasks: { held: w.held.size, processing: w.processing.size },
       metrics: w.metrics ?? {},

@@ -44,6 +44,13 @@ impl Error {
         Error::InvalidArgument { field, message: message.into() }
     }
 
+    /// A write that failed for want of space (a full disk or quota): only
+    /// freeing space lets it through.
+    pub fn is_no_space(&self) -> bool {
+        use std::io::ErrorKind::{FileTooLarge, QuotaExceeded, StorageFull};
+        matches!(self, Error::Io { source, .. } if matches!(source.kind(), StorageFull | QuotaExceeded | FileTooLarge))
+    }
+
     pub(crate) fn io(op: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io { op, path: path.into(), source }
     }
@@ -79,3 +86,22 @@ impl std::error::Error for Error {
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn no_space_means_a_full_disk_or_quota_only() {
+        let io = |errno| Error::io("write spill file", "/x", std::io::Error::from_raw_os_error(errno));
+        // ENOSPC, EDQUOT, EFBIG on Linux.
+        for errno in [28, 122, 27] {
+            assert!(io(errno).is_no_space(), "errno {errno}");
+        }
+        for errno in [2, 5, 13, 20] {
+            assert!(!io(errno).is_no_space(), "errno {errno}");
+        }
+        assert!(!Error::Closed.is_no_space());
+    }
+}

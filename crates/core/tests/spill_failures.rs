@@ -55,6 +55,7 @@ fn a_failed_write_keeps_the_chunk_in_memory() {
     let err = m.last_write_error.clone().expect("the failure is surfaced");
     assert!(err.contains("write spill file"), "{err}");
     assert_eq!(m.memory_bytes, 60_000, "b stayed in memory");
+    buf.retry_spill_now();
     put("big", small_ints(4, 10_000), &mut model); // straight to disk, fails
     let m = buf.metrics();
     assert!(m.write_failures >= 2);
@@ -66,12 +67,48 @@ fn a_failed_write_keeps_the_chunk_in_memory() {
 
     broken.repair();
     // The next spill succeeds and everything is still there.
+    buf.retry_spill_now();
     buf.set_target(0.5).unwrap();
     let m = assert_consistent(&buf, &model, false);
     assert!(m.memory_bytes <= 50_000);
     for (k, v) in &model {
         assert_eq!(buf.get(k).unwrap().unwrap().as_slice(), &v[..], "{k} after repair");
     }
+    assert_consistent(&buf, &model, false);
+}
+
+#[test]
+fn after_a_failed_write_writes_back_off_until_one_lands() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("spill");
+    let buf = buffer(&dir, 100_000, 0.5);
+    let broken = BrokenDir::break_(&dir);
+    let mut model = HashMap::new();
+    for i in 0..6u64 {
+        let d = random_bytes(i, 20_000);
+        buf.set(&i.to_string(), d.clone()).unwrap();
+        model.insert(i.to_string(), d);
+    }
+    // One write was tried; the rest of the sets (and evictions) wait instead of failing again.
+    assert_eq!(buf.evict_until(0), 0);
+    let m = buf.metrics();
+    assert_eq!((m.write_failures, m.consecutive_write_failures, m.disk_count), (1, 1, 0), "{m:?}");
+    assert!(m.spill_backoff_seconds > 0.0 && m.spill_backoff_seconds <= 0.1, "{m:?}");
+    assert!(!m.last_write_no_space, "a broken directory is not a full disk");
+
+    // An early retry that fails again waits twice as long.
+    buf.retry_spill_now();
+    assert_eq!(buf.evict_until(0), 0);
+    let m = buf.metrics();
+    assert_eq!((m.write_failures, m.consecutive_write_failures), (2, 2));
+    assert!(m.spill_backoff_seconds > 0.1 && m.spill_backoff_seconds <= 0.2, "{m:?}");
+
+    // The wait runs out on its own: the next eviction writes again.
+    std::thread::sleep(std::time::Duration::from_millis(250));
+    broken.repair();
+    assert!(buf.evict_until(0) > 0);
+    let m = buf.metrics();
+    assert_eq!((m.write_failures, m.consecutive_write_failures, m.spill_backoff_seconds), (2, 0, 0.0));
     assert_consistent(&buf, &model, false);
 }
 

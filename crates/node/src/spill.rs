@@ -39,6 +39,9 @@ pub struct NativeSpillMetrics {
     pub unspill_seconds: f64,
     pub write_failures: f64,
     pub last_write_error: Option<String>,
+    pub last_write_no_space: bool,
+    pub consecutive_write_failures: f64,
+    pub spill_backoff_seconds: f64,
     pub target_bytes: f64,
     pub memory_limit: f64,
 }
@@ -58,6 +61,9 @@ fn to_js_metrics(m: SpillMetrics) -> NativeSpillMetrics {
         unspill_seconds: m.unspill_seconds,
         write_failures: m.write_failures as f64,
         last_write_error: m.last_write_error,
+        last_write_no_space: m.last_write_no_space,
+        consecutive_write_failures: m.consecutive_write_failures as f64,
+        spill_backoff_seconds: m.spill_backoff_seconds,
         target_bytes: m.target_bytes as f64,
         memory_limit: m.memory_limit as f64,
     }
@@ -235,6 +241,11 @@ impl NativeSpillBuffer {
     pub fn reduce(&self, key: String, dtype: String, op: String) -> Result<AsyncTask<SpillTask>> {
         let (dtype, op) = parse_op(&dtype, &op)?;
         Ok(self.task(Job::Reduce(key, dtype, op)))
+    }
+
+    #[napi]
+    pub fn retry_spill_now(&self) {
+        self.inner.retry_spill_now()
     }
 
     #[napi]

@@ -1,14 +1,25 @@
 // The worker's watch on its own process memory, every `monitorMs`: pause
 // above `pause`, spill LRU values above `spill` until back under `target`
-// (the policy itself is memory-policy.ts), and one warning per new spill
-// write failure.
+// (the policy itself is memory-policy.ts), spill write failures logged at a
+// bounded rate (spill-warnings.ts), writes retried early once the disk has
+// room again, and a stuck worker (stuck.ts) reported with its reason.
 
 import { native } from '../../native'
+import type { SpillMetrics } from '../../spill-buffer'
 import type { WorkerStore } from './store'
 import { memoryAction } from '../memory-policy'
-import type { Thresholds, WorkerStatus } from '../protocol'
+import type { StuckReason, StuckReport, Thresholds, WorkerStatus } from '../protocol'
+import { SpillWarnings } from './spill-warnings'
+import { freeBytes, StuckDetector } from './stuck'
+import { storeError, stuckSummary } from '../stuck-error'
 
 const SMALL = 2 ** 20
+
+export interface MonitorOptions {
+  stuckTimeoutMs: number
+  /** The task runner's counts: running tasks may still free memory; finished ones are progress. */
+  activity: () => { executing: number; done: number; failed: number }
+}
 
 export class MemoryMonitor {
   status: WorkerStatus = 'running'
@@ -17,8 +28,12 @@ export class MemoryMonitor {
   // for them only writes values to disk during a read-only scan.
   transientBytes = 0
   #evicting = false
-  #reportedFailures = 0
   #lastGc = 0
+  readonly #warnings: SpillWarnings
+  readonly #stuck: StuckDetector
+  /** Free bytes on the spill disk after the last failed write, and that write's count. */
+  #freeAtFailure: number | undefined
+  #failuresSeen = 0
 
   constructor(
     private readonly buffer: WorkerStore,
@@ -26,7 +41,16 @@ export class MemoryMonitor {
     public thresholds: Thresholds,
     private readonly onStatus: () => void,
     private readonly warn: (message: string) => void,
-  ) {}
+    private readonly options: MonitorOptions,
+  ) {
+    this.#warnings = new SpillWarnings(warn)
+    this.#stuck = new StuckDetector(options.stuckTimeoutMs)
+  }
+
+  /** Set while the worker is stuck: paused, unable to spill, no progress. */
+  get stuck(): StuckReport | undefined {
+    return this.#stuck.report
+  }
 
   check(): void {
     const m = this.buffer.metrics()
@@ -46,10 +70,57 @@ export class MemoryMonitor {
         .catch((e) => this.warn(`spill failed: ${e.message}`))
         .finally(() => (this.#evicting = false))
     }
-    if (m.lastWriteError && m.writeFailures > this.#reportedFailures) {
-      this.#reportedFailures = m.writeFailures
-      this.warn(`spill write failed (kept in memory): ${m.lastWriteError}`)
+    this.#warnings.update(m.writeFailures, m.consecutiveWriteFailures, m.lastWriteError)
+    this.#retryWhenSpaceFreed(m)
+    this.#checkStuck(m, rss)
+  }
+
+  /**
+   * Writes back off after failing for want of space (up to 5 s); once the
+   * disk has room for about a spilled value again (released keys' files
+   * removed, another process done), the next write goes at once.
+   */
+  #retryWhenSpaceFreed(m: SpillMetrics): void {
+    if (!(m.spillBackoffSeconds > 0 && m.lastWriteNoSpace)) return
+    const free = freeBytes(this.buffer.dir)
+    if (free === undefined) return
+    if (m.writeFailures !== this.#failuresSeen || this.#freeAtFailure === undefined) {
+      this.#failuresSeen = m.writeFailures
+      this.#freeAtFailure = free
+      return
     }
+    const typical = m.diskCount > 0 ? m.spilledBytes.disk / m.diskCount : SMALL
+    if (free >= this.#freeAtFailure + Math.max(SMALL, typical)) {
+      this.#freeAtFailure = free
+      this.buffer.retrySpillNow()
+    }
+  }
+
+  #checkStuck(m: SpillMetrics, rss: number): void {
+    const a = this.options.activity()
+    const spillable = this.buffer.spillable(m)
+    const state = {
+      paused: this.status === 'paused',
+      executing: a.executing,
+      spillable,
+      consecutiveWriteFailures: m.consecutiveWriteFailures,
+      lastWriteNoSpace: m.lastWriteNoSpace,
+      progress: `${m.spillCount}/${a.done}/${a.failed}/${m.managedBytes}`,
+    }
+    const describe = (reason: StuckReason, since: number): StuckReport => ({
+      reason,
+      since,
+      spillDir: this.buffer.dir,
+      freeBytes: freeBytes(this.buffer.dir),
+      waitingBytes: Math.min(spillable, Math.max(0, Math.ceil(rss - this.thresholds.target * this.memoryLimit))),
+      rss,
+      memoryLimit: this.memoryLimit,
+      lastWriteError: m.lastWriteError,
+    })
+    if (!this.#stuck.update(state, describe)) return
+    const r = this.#stuck.report
+    this.warn(r ? `stuck: ${stuckSummary(r)}` : 'no longer stuck: spilling or running again')
+    this.onStatus()
   }
 
   /**
@@ -70,6 +141,33 @@ export class MemoryMonitor {
     if (rss + bytes <= ceiling) return
     const excess = rss + bytes - this.thresholds.target * this.memoryLimit
     await this.buffer.evictUntil(Math.max(0, m.memoryBytes - excess)).catch((e) => this.warn(`spill failed: ${e.message}`))
+  }
+
+  /**
+   * Why a task's result of `bytes` cannot be stored, if it cannot: keeping
+   * it in memory would cross the terminate threshold, and the spill disk
+   * cannot take it (writes failing, or fewer free bytes than the result;
+   * a result that would compress to fit is refused too, as the write cannot
+   * be tried without the copy that crosses the threshold).
+   */
+  cannotStore(key: string, bytes: number): Error | undefined {
+    if (bytes < SMALL) return undefined
+    const rss = process.memoryUsage.rss()
+    const terminate = this.thresholds.terminate * this.memoryLimit
+    if (rss + bytes <= terminate) return undefined
+    const m = this.buffer.metrics()
+    const free = freeBytes(this.buffer.dir)
+    if (m.consecutiveWriteFailures === 0 && (free === undefined || free >= bytes)) return undefined
+    return storeError(key, bytes, terminate, {
+      reason: m.consecutiveWriteFailures > 0 && !m.lastWriteNoSpace ? 'spill-failing' : 'spill-full',
+      since: Date.now(),
+      spillDir: this.buffer.dir,
+      freeBytes: free,
+      waitingBytes: bytes,
+      rss,
+      memoryLimit: this.memoryLimit,
+      lastWriteError: m.lastWriteError,
+    })
   }
 
   /**

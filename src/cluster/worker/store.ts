@@ -85,6 +85,19 @@ export class WorkerStore {
     return { ...m, managedBytes: m.managedBytes + this.#smallBytes, memoryBytes: m.memoryBytes + this.#smallBytes, memoryCount: m.memoryCount + this.#small.size }
   }
 
+  /** Managed bytes in memory that spilling could write out (small values stay). */
+  spillable(m: SpillMetrics): number {
+    return Math.max(0, m.memoryBytes - this.#smallBytes)
+  }
+
+  get dir(): string {
+    return this.buffer.dir
+  }
+
+  retrySpillNow(): void {
+    this.buffer.retrySpillNow()
+  }
+
   /** Spills until at most `bytes` of managed values stay in memory (small ones count, but stay). */
   evictUntil(bytes: number): Promise<number> {
     return this.buffer.evictUntil(Math.max(0, bytes - this.#smallBytes))

@@ -43,7 +43,7 @@ export class TaskRunner {
     private readonly buffer: WorkerStore,
     private readonly inputs: Inputs,
     private readonly address: string,
-    private readonly memory: { makeRoom(bytes: number): Promise<void>; collectNow(): void },
+    private readonly memory: { makeRoom(bytes: number): Promise<void>; collectNow(): void; cannotStore(key: string, bytes: number): Error | undefined },
   ) {
     const running = () => status() === 'running'
     this.#slots = new Gate(nthreads, running)
@@ -149,6 +149,11 @@ export class TaskRunner {
     // Inputs are dropped before the result is stored.
     loaded.lease.release()
     loaded.values.clear()
+    // A result that fits neither in memory nor on the spill disk fails the
+    // task: stored anyway it would cross `terminate`, and the nanny would
+    // kill the worker, and the next, for the same result.
+    const problem = this.memory.cannotStore(key, bytes.length)
+    if (problem) throw problem
     await this.buffer.set(key, bytes)
     this.#lastBytes.set(task.func.id, bytes.length)
     // The task's own copy is garbage now; freed at once it never adds to the next task's peak.

@@ -4,7 +4,7 @@
 // crashed scheduler leaves no workers.
 
 import { join } from 'node:path'
-import { SpillwayError } from '../../errors'
+import { SpillwayError, WorkerStuckError } from '../../errors'
 import { SpillBuffer } from '../../spill-buffer'
 import { DataClient } from '../comm/data-client'
 import { UNREADABLE_CODES } from '../protocol'
@@ -67,6 +67,7 @@ export class Worker {
       thresholds: { ...p.monitor.thresholds },
       taskCounts: { ...p.runner.counts },
       transfer: { ...this.#transfer, incomingBytes: p.client.incomingBytes, incomingCount: p.client.incomingCount },
+      stuck: p.monitor.stuck,
       time: Date.now(),
     }
   }
@@ -87,10 +88,17 @@ export class Worker {
     const secret = Buffer.from(config.secret, 'hex')
     const client = new DataClient(secret)
     const inputs = new Inputs(buffer, client, config.transferLimit)
-    const monitor = new MemoryMonitor(buffer, config.memoryLimit, { ...config.thresholds }, () => {
-      this.#heartbeat()
-      this.#parts?.runner.startReady()
-    }, this.#warn)
+    const monitor = new MemoryMonitor(
+      buffer,
+      config.memoryLimit,
+      { ...config.thresholds },
+      () => {
+        this.#heartbeat()
+        this.#parts?.runner.startReady()
+      },
+      this.#warn,
+      { stuckTimeoutMs: config.stuckTimeoutMs, activity: () => this.#parts?.runner.counts ?? { executing: 0, done: 0, failed: 0 } },
+    )
     const server = new DataServer({ forTransfer: (k) => buffer.getFrame(k) }, secret, this.#transfer, this.#warn)
     const dataAddress = await server.start(config.dataAddress)
     const runner = new TaskRunner(config.nthreads, () => monitor.status, buffer, inputs, dataAddress, monitor)
@@ -178,5 +186,6 @@ function errorPayload(e: any): ErrorPayload {
   const out: ErrorPayload = { code: e?.code, message: String(e?.message ?? e) }
   if (e?.remote) out.remote = e.remote
   if (e?.missing) out.missing = e.missing
+  if (e instanceof WorkerStuckError) out.stuck = e.details
   return out
 }

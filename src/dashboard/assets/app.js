@@ -101,14 +101,21 @@
       d.slot = w.slot === null ? '' : String(w.slot)
       d.address = w.address || ''
       d.status = w.status
+      d.stuck = w.stuck ? w.stuck.reason : ''
       d.memoryBytes = String(w.inMemoryBytes)
       d.spilledBytes = String(w.spilledBytes.disk)
       d.rssBytes = String(w.rss)
       d.memoryLimit = String(w.memoryLimit)
       r.title.textContent = w.slot !== null ? 'worker ' + w.slot : w.name || w.address
       r.addr.textContent = w.address || (w.status === 'restarting' ? 'starting a new worker…' : '')
-      r.badge.textContent = w.status
-      r.badge.className = 'badge status-' + w.status
+      // A stuck worker says why: the work it holds up fails with that reason.
+      r.badge.textContent = w.stuck ? w.status + ' · ' + w.stuck.reason.replace(/-/g, ' ') : w.status
+      r.badge.className = 'badge status-' + (w.stuck ? 'stuck' : w.status)
+      r.badge.title = w.stuck
+        ? 'stuck since ' + new Date(w.stuck.since).toLocaleTimeString() + ': ' + (w.stuck.lastWriteError || w.stuck.reason) + '; ' +
+          (w.stuck.freeBytes === undefined ? '' : fmtBytes(w.stuck.freeBytes) + ' free in ' + w.stuck.spillDir + ', ') +
+          fmtBytes(w.stuck.waitingBytes) + ' waiting to be written'
+        : ''
       const lim = w.memoryLimit || 1
       const m = clamp((w.inMemoryBytes / lim) * 100)
       r.managed.style.width = m + '%'

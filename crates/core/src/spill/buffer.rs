@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
+use super::backoff::Backoff;
 use super::disk::DiskStore;
 use super::lru::Lru;
 use super::metrics::SpillMetrics;
@@ -48,6 +49,8 @@ struct State {
     next_version: u64,
     target_bytes: u64,
     closed: bool,
+    /// Writes wait after a failure, so a full disk is not retried per chunk.
+    backoff: Backoff,
     m: SpillMetrics,
 }
 
@@ -110,7 +113,7 @@ impl SpillBuffer {
         let (version, straight_to_disk) = {
             let mut s = self.open()?;
             s.next_version += 1;
-            (s.next_version, len > s.target_bytes)
+            (s.next_version, len > s.target_bytes && s.backoff.ready(Instant::now()))
         };
         let data = Arc::new(data);
         let mut s = if straight_to_disk {
@@ -118,6 +121,7 @@ impl SpillBuffer {
             let mut s = self.open()?;
             match outcome {
                 Ok((disk_len, secs)) => {
+                    s.backoff.succeeded();
                     self.remove_locked(&mut s, key);
                     s.entries.insert(key.to_string(), Entry { slot: Slot::Disk { disk_len }, len, version });
                     s.m.record_spill(len, disk_len, secs);
@@ -127,6 +131,7 @@ impl SpillBuffer {
                 }
                 Err(e) => {
                     s.m.record_failure(&e);
+                    s.backoff.failed(Instant::now());
                     s
                 }
             }
@@ -198,13 +203,14 @@ impl SpillBuffer {
     /// Spills least recently used chunks until at most `bytes` stay in
     /// memory (not counting chunks already being written). Returns how many
     /// chunks were spilled. Stops at the first failed write: the chunk stays
-    /// in memory and the failure is counted.
+    /// in memory, the failure is counted, and writes wait (backoff.rs)
+    /// before the next try.
     pub fn evict_until(&self, bytes: u64) -> u64 {
         let mut spilled = 0;
         loop {
             let (key, version, data) = {
                 let mut s = self.lock();
-                if s.closed || s.memory_bytes - s.writing_bytes <= bytes {
+                if s.closed || s.memory_bytes - s.writing_bytes <= bytes || !s.backoff.ready(Instant::now()) {
                     return spilled;
                 }
                 let Some(key) = s.lru.pop_oldest() else { return spilled };
@@ -235,6 +241,7 @@ impl SpillBuffer {
                     s.memory_bytes -= len;
                     s.writing_bytes -= len;
                     s.m.record_spill(len, disk_len, secs);
+                    s.backoff.succeeded();
                     spilled += 1;
                     drop(s);
                     crate::pool::recycle(data);
@@ -247,11 +254,17 @@ impl SpillBuffer {
                     s.writing_bytes -= len;
                     s.lru.push_oldest(&key);
                     s.m.record_failure(&err);
+                    s.backoff.failed(Instant::now());
                     return spilled;
                 }
                 (Err(_), false) => {}
             }
         }
+    }
+
+    /// Ends the wait after failed writes: the caller saw space freed.
+    pub fn retry_spill_now(&self) {
+        self.lock().backoff.retry_now();
     }
 
     fn write_file(&self, key: &str, version: u64, data: &[u8]) -> Result<(u64, f64)> {
@@ -273,6 +286,8 @@ impl SpillBuffer {
         m.memory_count = s.lru.len() as u64 + s.entries.values().filter(|e| matches!(e.slot, Slot::Writing(_))).count() as u64;
         m.disk_count = s.entries.len() as u64 - m.memory_count;
         m.target_bytes = s.target_bytes;
+        m.consecutive_write_failures = s.backoff.failures() as u64;
+        m.spill_backoff_seconds = s.backoff.remaining(Instant::now()).as_secs_f64();
         m.memory_limit = self.memory_limit;
         m
     }

@@ -20,6 +20,12 @@ pub struct SpillMetrics {
     pub unspill_seconds: f64,
     pub write_failures: u64,
     pub last_write_error: Option<String>,
+    /// The last failed write wanted space the disk (or quota) did not have.
+    pub last_write_no_space: bool,
+    /// Failed writes since the last one that landed.
+    pub consecutive_write_failures: u64,
+    /// Seconds until the next write is tried (after failures, writes back off).
+    pub spill_backoff_seconds: f64,
     pub target_bytes: u64,
     pub memory_limit: u64,
 }
@@ -42,5 +48,6 @@ impl SpillMetrics {
     pub(crate) fn record_failure(&mut self, err: &crate::Error) {
         self.write_failures += 1;
         self.last_write_error = Some(err.to_string());
+        self.last_write_no_space = err.is_no_space();
     }
 }

@@ -1,6 +1,7 @@
 //! The SpillBuffer: a memory tier of recently used chunks over a disk tier of
 //! compressed files, in the manner of zict's `Buffer(fast, slow)`.
 
+mod backoff;
 mod buffer;
 mod disk;
 mod lru;
