@@ -58,6 +58,10 @@ test('a persist that cannot spill fails with ERR_SPILLWAY_SPILL_FULL within the 
   }
   // schedulerWorkers shows the state; every failure is counted.
   t.true(out.workers.every((w: any) => w.status === 'paused' && w.stuck?.reason === 'spill-full' && w.writeFailures >= 1), JSON.stringify(out.workers))
+  // So do the dashboard's view and its Prometheus metrics.
+  t.deepEqual(out.dashboard.stuck, ['spill-full', 'spill-full'])
+  t.is(out.dashboard.metrics.length, 2)
+  for (const l of out.dashboard.metrics) t.regex(l, /^spillway_worker_stuck\{worker="[^"]+",reason="spill-full"\} 1$/)
   // New work fails at once while the workers stay stuck, rather than hang.
   t.is(out.laterError.code, 'ERR_SPILLWAY_SPILL_FULL')
   // The first array is intact, before and after the stuck array is released.

@@ -16,29 +16,14 @@ import { TaskQueue } from './task-queue'
 import { askAll } from './ask-all'
 import { settleStuckWork } from './stuck-work'
 import { Lifetimes } from './lifetimes'
-import { TaskRecord } from './task-record'
+import { TaskRecord, type TaskSubmission } from './task-record'
 import type { WorkerHandle } from './worker-handle'
+
+export type { TaskSubmission } from './task-record'
+export { MAX_RECOMPUTES } from './reductions'
 
 /** A task killing this many workers fails with KilledWorkerError (Dask's allowed-failures + 1). */
 export const ALLOWED_KILLS = 3
-
-export { MAX_RECOMPUTES } from './reductions'
-
-export interface TaskSubmission {
-  key: string
-  task: TaskFn
-  expectedBytes: number
-  /** Keys whose values the task takes (they must be known to the scheduler). */
-  deps?: string[]
-  format?: ValueFormat
-  group?: string
-  priority?: number
-  retries?: number
-  /** Worker addresses or names it may run on. */
-  workers?: string[]
-  /** False for a task only its dependents need: not held by the caller, freed once they have run. */
-  hold?: boolean
-}
 
 export interface ClusterTotals {
   workers: number

@@ -81,3 +81,20 @@ export class TaskRecord {
     return this.whenInMemory().catch(() => {})
   }
 }
+
+/** A task as submitted: what it runs, what it takes, and how the scheduler may place it. */
+export interface TaskSubmission {
+  key: string
+  task: TaskFn
+  expectedBytes: number
+  /** Keys whose values the task takes (they must be known to the scheduler). */
+  deps?: string[]
+  format?: ValueFormat
+  group?: string
+  priority?: number
+  retries?: number
+  /** Worker addresses or names it may run on. */
+  workers?: string[]
+  /** False for a task only its dependents need: not held by the caller, freed once they have run. */
+  hold?: boolean
+}
