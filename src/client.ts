@@ -5,7 +5,7 @@ import { ChunkedArray, Reduction } from './array/array'
 import { combinePartials, finishPartial } from './chunks'
 import type { LocalCluster } from './cluster/local-cluster'
 import type { Scheduler } from './cluster/scheduler'
-import { ClusterClosedError, ConfigError } from './errors'
+import { ArgumentError, ClusterClosedError, ConfigError, SpillwayError } from './errors'
 import { FutureEngine, type MapOptions, type ScatterOptions, type SubmitOptions } from './futures/engine'
 import type { TaskFunction } from './futures/functions'
 import type { Future } from './futures/future'
@@ -140,6 +140,31 @@ export class Client {
   }
 
   /** Threads per worker, keyed by worker address. */
+  /**
+   * Resolves once at least `n` workers are connected (Dask's
+   * wait_for_workers): workers started elsewhere with `spillway worker`
+   * join after setupClient returns. Rejects with ERR_SPILLWAY_TIMEOUT after
+   * `timeout` ms (default: no limit).
+   */
+  async waitForWorkers(n: number, options: { timeout?: number } = {}): Promise<void> {
+    this.#check()
+    if (!(Number.isInteger(n) && n >= 0)) throw new ArgumentError([{ field: 'n', value: n, allowed: 'an integer ≥ 0' }], 'waitForWorkers arguments')
+    const t = options.timeout
+    if (t !== undefined && !(typeof t === 'number' && t >= 0)) throw new ArgumentError([{ field: 'options.timeout', value: t, allowed: 'milliseconds ≥ 0' }], 'waitForWorkers options')
+    const s = this.scheduler
+    if (s.workers.size >= n) return
+    await new Promise<void>((resolve, reject) => {
+      const timer = t === undefined ? undefined : setTimeout(() => done(new SpillwayError('ERR_SPILLWAY_TIMEOUT', `${s.workers.size} of ${n} workers after ${t} ms`, { have: s.workers.size, want: n, timeout: t })), t)
+      const onAdded = () => s.workers.size >= n && done()
+      const done = (err?: Error) => {
+        clearTimeout(timer)
+        s.off('worker-added', onAdded)
+        err ? reject(err) : resolve()
+      }
+      s.on('worker-added', onAdded)
+    })
+  }
+
   nthreads(): Record<string, number> {
     const out: Record<string, number> = {}
     for (const [a, w] of this.scheduler.workers) out[a] = w.nthreads

@@ -40,6 +40,17 @@ export interface SetupOptions {
    * fails with ERR_SPILLWAY_SPILL_FULL / ERR_SPILLWAY_WORKER_STUCK; default 30.
    */
   stuckTimeout?: number
+  /**
+   * Write a scheduler file here (and the cluster's secret beside it, FILE.secret,
+   * both 0600) for `spillway worker --scheduler-file FILE` on other nodes; removed on close.
+   */
+  schedulerFile?: string
+  /** tcp://host:port where workers from elsewhere join (port 0 picks one); default tcp://127.0.0.1:0 with schedulerFile. */
+  schedulerAddress?: string
+  /** Listen on this network interface's address (e.g. 'ib0') instead of schedulerAddress's host. */
+  schedulerInterface?: string
+  /** Workers started on this node (default: as sized); 0 leaves the work to `spillway worker` processes. */
+  localWorkers?: number
 }
 
 type Kind = 'number' | 'integer' | 'boolean' | 'string'
@@ -65,6 +76,10 @@ export const KINDS: { readonly [K in keyof Required<SetupOptions>]: Kind } = {
   silenceLogs: 'boolean',
   threadsPerWorker: 'integer',
   stuckTimeout: 'number',
+  schedulerFile: 'string',
+  schedulerAddress: 'string',
+  schedulerInterface: 'string',
+  localWorkers: 'integer',
 }
 
 export const OPTION_NAMES = Object.keys(KINDS) as (keyof SetupOptions)[]
@@ -177,6 +192,10 @@ export class SetupConfig {
   readonly silenceLogs: boolean
   readonly threadsPerWorker?: number
   readonly stuckTimeout?: number
+  readonly schedulerFile?: string
+  readonly schedulerAddress?: string
+  readonly schedulerInterface?: string
+  readonly localWorkers?: number
 
   /** Validates everything at once: one ConfigError lists every bad field. */
   constructor(options: SetupOptions | SetupConfig = {}, what = 'configuration') {
@@ -236,6 +255,10 @@ export class SetupConfig {
     this.silenceLogs = o.silenceLogs
     this.threadsPerWorker = o.threadsPerWorker
     this.stuckTimeout = o.stuckTimeout
+    this.schedulerFile = o.schedulerFile
+    this.schedulerAddress = o.schedulerAddress
+    this.schedulerInterface = o.schedulerInterface
+    this.localWorkers = o.localWorkers
     Object.freeze(this)
   }
 
@@ -318,6 +341,9 @@ function checkValues(o: Resolved, mistyped: Set<string>, problems: ConfigProblem
   if (o.maxWorkers !== undefined && o.maxWorkers < 1) bad('maxWorkers', 'a positive integer')
   if (o.threadsPerWorker !== undefined && o.threadsPerWorker < 1) bad('threadsPerWorker', 'a positive integer')
   if (o.stuckTimeout !== undefined && !(o.stuckTimeout > 0)) bad('stuckTimeout', 'a positive number of seconds (default 30)')
+  if (o.localWorkers !== undefined && o.localWorkers < 0) bad('localWorkers', 'an integer ≥ 0 (0: only workers that join from elsewhere)')
+  if (o.schedulerFile !== undefined && o.schedulerFile.trim() === '') bad('schedulerFile', 'a file path')
+  if (o.schedulerAddress !== undefined && !/^tcp:\/\/(\[[^\]]+\]|[^:/]+):\d{1,5}$/.test(o.schedulerAddress)) bad('schedulerAddress', 'tcp://host:port (port 0 picks a free one)')
   if (o.maxMemGb !== undefined && !(o.maxMemGb > 0)) bad('maxMemGb', 'a positive number of GiB')
   // A zero reserve is a legitimate choice on a node dedicated to the job (e.g. a container with its own limit).
   if (o.reserveMemGb !== undefined && !(o.reserveMemGb >= 0)) bad('reserveMemGb', 'a number of GiB ≥ 0')

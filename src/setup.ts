@@ -2,6 +2,8 @@
 // workers → client, as dask_setup's setup_dask_client.
 
 import { Client } from './client'
+import { formatAddress, parseAddress } from './cluster/comm/address'
+import { addressOfInterface } from './cluster/comm/interface'
 import { LocalCluster } from './cluster/local-cluster'
 import { thresholdProblems } from './cluster/memory-policy'
 import { SetupConfig, type SetupOptions } from './config'
@@ -35,6 +37,15 @@ function resolveConfig(options: SetupOptions | { config: SetupConfig }): SetupCo
   return new SetupConfig(options as SetupOptions)
 }
 
+/** Where workers from elsewhere join, if anywhere: loopback unless an address or interface is given. */
+function listenAddress(config: SetupConfig): string | undefined {
+  if (!config.schedulerFile && !config.schedulerAddress && !config.schedulerInterface) return undefined
+  const port = config.schedulerAddress ? parseAddress(config.schedulerAddress) : undefined
+  const p = port?.kind === 'tcp' ? port.port : 0
+  if (config.schedulerInterface) return formatAddress({ kind: 'tcp', host: addressOfInterface(config.schedulerInterface, 'schedulerInterface'), port: p })
+  return config.schedulerAddress ?? 'tcp://127.0.0.1:0'
+}
+
 export async function setupClient(options: SetupOptions | { config: SetupConfig } = {}): Promise<SetupResult> {
   const config = resolveConfig(options)
   const resources = await detectResources()
@@ -52,7 +63,7 @@ export async function setupClient(options: SetupOptions | { config: SetupConfig 
   let cluster: LocalCluster
   try {
     cluster = await LocalCluster.start({
-      nWorkers: spec.nWorkers,
+      nWorkers: config.localWorkers ?? spec.nWorkers,
       threadsPerWorker: spec.threadsPerWorker,
       memoryLimit: spec.perWorkerBytes,
       thresholds,
@@ -60,6 +71,8 @@ export async function setupClient(options: SetupOptions | { config: SetupConfig 
       codec: config.spillCompression,
       processes: spec.processes,
       stuckTimeoutMs: config.stuckTimeout === undefined ? undefined : config.stuckTimeout * 1000,
+      listen: listenAddress(config),
+      schedulerFile: config.schedulerFile,
       cleanup: () => spillDir.remove(),
       log,
     })

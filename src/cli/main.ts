@@ -23,6 +23,10 @@ export const COMMANDS: Record<string, Command> = {
     summary: "the memory management recipe end to end: pressure test, report, timeline chart, codec comparison, tuning",
     load: () => import('./demo'),
   },
+  worker: {
+    summary: 'workers on this node that join a scheduler elsewhere: `spillway worker --scheduler-file FILE`',
+    load: () => import('./worker'),
+  },
   bench: {
     summary: 'benchmarks on this machine: `spillway bench codecs` (ratio and MB/s of every codec and level)',
     load: () => import('./bench-codecs'),

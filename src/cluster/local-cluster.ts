@@ -5,6 +5,10 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Nanny } from './nanny'
+import { RemoteWorkers } from './remote/listener'
+import { removeSchedulerFile, writeSchedulerFile } from './remote/scheduler-file'
+import { DEFAULT_STUCK_TIMEOUT_S } from './worker/stuck'
+import { VERSION } from '../version'
 import type { Thresholds } from './protocol'
 import { ScatterBackup } from './scatter-backup'
 import { Scheduler } from './scheduler'
@@ -21,6 +25,13 @@ export interface LocalClusterOptions {
   heartbeatMs?: number
   /** A paused worker that cannot spill and makes no progress this long is stuck, and the work it holds up fails (default 30 s). */
   stuckTimeoutMs?: number
+  /**
+   * tcp://host:port where workers started elsewhere (`spillway worker`)
+   * join, proving they hold the cluster's secret; port 0 picks one.
+   */
+  listen?: string
+  /** Where to write the scheduler file (and its secret, FILE.secret) for them; removed on close. */
+  schedulerFile?: string
   /** Called once the workers are stopped, to remove the spill directory. */
   cleanup?: () => Promise<void> | void
   log?: (level: string, message: string) => void
@@ -56,6 +67,8 @@ export class LocalCluster {
   readonly #onClose: (() => Promise<void> | void)[] = []
   /** Hex of the secret the workers' data connections prove they hold. */
   secret = ''
+  /** The listener for workers started elsewhere, when `listen` was given. */
+  remote: RemoteWorkers | undefined
 
   private constructor(readonly options: LocalClusterOptions) {
     this.scheduler = new Scheduler(options.thresholds)
@@ -89,12 +102,41 @@ export class LocalCluster {
       )
     }
     try {
+      if (options.listen) await c.#listen(options.listen, Buffer.from(secret, 'hex'))
       await Promise.all(c.nannies.map((n) => n.start()))
     } catch (e) {
       await c.close()
       throw e
     }
     return c
+  }
+
+  async #listen(address: string, secret: Buffer): Promise<void> {
+    const o = this.options
+    this.remote = await RemoteWorkers.start(this.scheduler, {
+      address,
+      secret,
+      settings: { codec: o.codec, level: o.level, heartbeatMs: o.heartbeatMs ?? 200, monitorMs: 50, stuckTimeoutMs: o.stuckTimeoutMs ?? DEFAULT_STUCK_TIMEOUT_S * 1000, transferShare: 0.1 },
+      log: o.log,
+    })
+    if (o.schedulerFile) {
+      writeSchedulerFile(o.schedulerFile, { address: this.remote.address, version: VERSION, jobId: process.env.SLURM_JOB_ID ?? process.env.PBS_JOBID, pid: process.pid }, secret)
+    }
+  }
+
+  /**
+   * Lets the workers that joined from elsewhere go: no new ones are taken,
+   * the scheduler file goes first (their nannies then know the cluster is
+   * gone, not lost), and each is asked to close, removing its spill files.
+   */
+  async #releaseRemote(): Promise<void> {
+    if (!this.remote) return
+    this.remote.stopAccepting()
+    if (this.options.schedulerFile) removeSchedulerFile(this.options.schedulerFile)
+    const local = new Set(this.nannies.map((n) => n.worker))
+    const remote = [...this.scheduler.workers.values()].filter((w) => !local.has(w))
+    await Promise.allSettled(remote.map((w) => Promise.race([w.rpc.request({ op: 'close' }), new Promise((r) => setTimeout(r, 5000).unref())])))
+    this.remote.close()
   }
 
   get spillDir(): string {
@@ -119,6 +161,7 @@ export class LocalCluster {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       await Promise.allSettled(this.#onClose.map(async (fn) => fn()))
+      await this.#releaseRemote()
       this.scheduler.close()
       await Promise.all([...this.nannies.map((n) => n.close()), this.scheduler.backup?.close()])
       live.delete(this)

@@ -36,8 +36,31 @@ const STARTUP_ATTEMPTS = 5
 /** Share of a worker's memory limit that incoming transfers may take at once (Dask's default). */
 const TRANSFER_SHARE = 0.1
 
+/**
+ * A worker process. `env` adds to this process's environment (a joining
+ * worker's SPILLWAY_JOIN).
+ */
+export function forkWorker(nthreads: number, env: Record<string, string> = {}): ChildProcess {
+  return fork(join(__dirname, 'worker-entry.js'), [], {
+    serialization: 'advanced',
+    // --expose-gc: the memory monitor collects user tasks' garbage before spilling managed values for it.
+    execArgv: ['--expose-gc'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: {
+      ...process.env,
+      UV_THREADPOOL_SIZE: String(nthreads + 2),
+      // Large chunks must go back to the OS when freed, or process memory
+      // never falls and the spill threshold fires forever (Dask sets the
+      // trim threshold for the same reason).
+      MALLOC_MMAP_THRESHOLD_: '65536',
+      MALLOC_TRIM_THRESHOLD_: '65536',
+      ...env,
+    },
+  })
+}
+
 /** Resident memory of a process, read from /proc; undefined elsewhere. */
-async function rssOf(pid: number): Promise<number | undefined> {
+export async function rssOf(pid: number): Promise<number | undefined> {
   try {
     const status = await readFile(`/proc/${pid}/status`, 'utf8')
     const m = /VmRSS:\s+(\d+)\s+kB/.exec(status)
@@ -94,21 +117,7 @@ export class Nanny {
     const n = this.#incarnation++
     const name = `worker-${this.opts.index}.${n}`
     const address = `ipc://127.0.0.1/${name}`
-    const child = fork(join(__dirname, 'worker-entry.js'), [], {
-      serialization: 'advanced',
-      // --expose-gc: the memory monitor collects user tasks' garbage before spilling managed values for it.
-      execArgv: ['--expose-gc'],
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      env: {
-        ...process.env,
-        UV_THREADPOOL_SIZE: String(this.opts.nthreads + 2),
-        // Large chunks must go back to the OS when freed, or process memory
-        // never falls and the spill threshold fires forever (Dask sets the
-        // trim threshold for the same reason).
-        MALLOC_MMAP_THRESHOLD_: '65536',
-        MALLOC_TRIM_THRESHOLD_: '65536',
-      },
-    })
+    const child = forkWorker(this.opts.nthreads)
     this.#child = child
     const transport = new ChildTransport<WorkerToScheduler, SchedulerToWorker>(child)
     let handle: WorkerHandle | undefined

@@ -74,7 +74,7 @@ export class Scheduler extends EventEmitter {
       t.suspicious++
       t.lastWorker = w.address
       t.worker = undefined
-      if (t.suspicious >= ALLOWED_KILLS) this.#fail(t, new KilledWorkerError(t.key, t.suspicious, w.address))
+      if (t.suspicious >= ALLOWED_KILLS) this.fail(t, new KilledWorkerError(t.key, t.suspicious, w.address))
       else this.#requeue(t, true)
     }
     const held = [...w.held]
@@ -146,7 +146,7 @@ export class Scheduler extends EventEmitter {
         this.tasks.set(s.key, t)
         this.totalTasks++
         const failed = deps.find((d) => d.state === 'erred')
-        if (failed) this.#fail(t, failed.error!)
+        if (failed) this.fail(t, failed.error!)
         else this.#requeue(t, false)
       } else if (t.state === 'released') this.#requeue(t, false)
       if (s.hold !== false) t.refs++
@@ -280,7 +280,7 @@ export class Scheduler extends EventEmitter {
             t.retries--
             return this.#requeue(t, true)
           }
-          this.#fail(t, err)
+          this.fail(t, err)
         },
       )
       .finally(() => {
@@ -316,16 +316,12 @@ export class Scheduler extends EventEmitter {
 
   /** Fails a task and, with the same error, every dependent still to run. */
   fail(t: TaskRecord, error: Error): void {
-    this.#fail(t, error)
-  }
-
-  #fail(t: TaskRecord, error: Error): void {
     if (t.worker && t.state === 'processing') t.worker.processing.delete(t)
     t.worker = undefined
     t.state = 'erred'
     t.error = error
     t.settle()
-    for (const d of t.dependents) if (live(d.state)) this.#fail(d, error)
+    for (const d of t.dependents) if (live(d.state)) this.fail(d, error)
     for (const dep of t.deps) if (!dep.needed) this.#life.forgetOrRelease(dep)
     if (t.refs === 0 && t.dependents.size === 0) this.#life.forget(t)
   }
@@ -339,7 +335,7 @@ export class Scheduler extends EventEmitter {
       const w = t.worker
       if (w && t.state === 'processing') w.rpc.request({ op: 'cancel', key: k }).catch(() => {})
       this.#life.dropValue(t)
-      this.#fail(t, err)
+      this.fail(t, err)
     }
     this.pump()
   }

@@ -1,7 +1,24 @@
-// The worker process's entry point: a Worker on the IPC channel to its nanny.
+// The worker process's entry point: a Worker on the IPC channel to its
+// nanny, or (started by `spillway worker`) on a TCP connection to a
+// scheduler elsewhere, its nanny still watching from this node.
 
 import type { SchedulerToWorker, WorkerToScheduler } from './protocol'
+import { EXIT_REFUSED, EXIT_UNREACHABLE, JOIN_ENV, joinScheduler, type JoinSpec } from './remote/join'
+import { readSecretFile } from './remote/scheduler-file'
 import { ParentTransport } from './transport'
 import { Worker } from './worker/worker'
 
-new Worker(new ParentTransport<SchedulerToWorker, WorkerToScheduler>())
+const join = process.env[JOIN_ENV]
+if (!join) new Worker(new ParentTransport<SchedulerToWorker, WorkerToScheduler>())
+else {
+  const spec = JSON.parse(join) as JoinSpec
+  joinScheduler(spec.scheduler, readSecretFile(spec.secretFile), spec.hello).then(
+    (transport) => {
+      new Worker(transport)
+    },
+    (e) => {
+      console.error(`[spillway] ${spec.hello.name}: ${e.message}`)
+      process.exit(e.code === 'ERR_SPILLWAY_NO_SCHEDULER' ? EXIT_UNREACHABLE : EXIT_REFUSED)
+    },
+  )
+}

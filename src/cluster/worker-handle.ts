@@ -1,6 +1,7 @@
 // The scheduler's view of one worker incarnation: its address, capacity,
 // the tasks it is running and holding, and its latest heartbeat.
 
+import { hostname } from 'node:os'
 import type { StuckReport, WorkerMetrics, WorkerStatus } from './protocol'
 import type { WorkerRpc } from './rpc'
 import type { TaskRecord } from './task-record'
@@ -18,6 +19,8 @@ export class WorkerHandle {
   pid = 0
   /** Where its data server listens: other workers fetch its values there. */
   dataAddress = ''
+  /** The node it runs on (os.hostname() there); this node's for local workers. */
+  host = hostname()
   readonly startedAt = Date.now()
 
   constructor(

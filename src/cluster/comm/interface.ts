@@ -1,0 +1,18 @@
+// An address to listen on, from a network interface's name: between login
+// and compute nodes the right network is often not the default route's
+// (Dask users meet this as workers that cannot reach the scheduler), so it
+// can be named (`ib0`, `eth1`).
+
+import { networkInterfaces } from 'node:os'
+import { ConfigError } from '../../errors'
+
+/** The interface's IPv4 address (else its first IPv6 one). */
+export function addressOfInterface(name: string, field = 'interface'): string {
+  const all = networkInterfaces()
+  const list = Object.hasOwn(all, name) ? all[name] : undefined
+  const pick = list?.find((a) => a.family === 'IPv4') ?? list?.find((a) => a.family === 'IPv6')
+  if (!pick) {
+    throw new ConfigError([{ field, value: name, allowed: `a network interface of this node: ${Object.keys(all).join(', ')}` }], 'network interface')
+  }
+  return pick.address
+}

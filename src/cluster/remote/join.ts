@@ -1,0 +1,56 @@
+// A worker joining a scheduler over TCP: dial, prove it holds the secret
+// (and check the scheduler does), say hello, and wait to be welcomed. The
+// channel it returns carries the same messages as a local worker's IPC.
+
+import { SpillwayError } from '../../errors'
+import { VERSION } from '../../version'
+import { dial } from '../comm/address'
+import { offerHandshake } from '../comm/handshake'
+import { SocketTransport } from '../comm/socket-transport'
+import type { SchedulerToWorker, WorkerToScheduler } from '../protocol'
+import type { Hello, Welcome } from './hello'
+
+/** How a worker process joins: set by its nanny in SPILLWAY_JOIN (JSON). */
+export interface JoinSpec {
+  scheduler: string
+  secretFile: string
+  hello: Omit<Hello, 'kind' | 'version'>
+}
+
+export const JOIN_ENV = 'SPILLWAY_JOIN'
+
+/** Exit codes of a joining worker process, for its nanny. */
+export const EXIT_REFUSED = 3
+export const EXIT_UNREACHABLE = 4
+
+export async function joinScheduler(scheduler: string, secret: Buffer, hello: Omit<Hello, 'kind' | 'version'>, timeoutMs = 30_000): Promise<SocketTransport<SchedulerToWorker, WorkerToScheduler>> {
+  let socket
+  try {
+    socket = await dial(scheduler)
+  } catch (e: any) {
+    throw new SpillwayError('ERR_SPILLWAY_NO_SCHEDULER', `cannot reach the scheduler at ${scheduler}: ${e.message}`, { scheduler })
+  }
+  let rest: Buffer
+  try {
+    rest = await offerHandshake(socket, secret)
+  } catch (e: any) {
+    socket.destroy()
+    // The scheduler drops a peer whose proof fails without a word (it tells a stranger nothing).
+    if (e.code === 'ERR_SPILLWAY_AUTH' && /closed/.test(e.message)) {
+      throw new SpillwayError('ERR_SPILLWAY_AUTH', `the scheduler at ${scheduler} closed the connection during the handshake: this worker's secret is probably not the cluster's (use the FILE.secret written beside the scheduler file)`, { scheduler })
+    }
+    throw e
+  }
+  const t = new SocketTransport<Welcome | SchedulerToWorker, Hello | WorkerToScheduler>(socket, rest)
+  t.send({ kind: 'hello', version: VERSION, ...hello })
+  const w = (await t.next(timeoutMs)) as Welcome
+  if (w.kind === 'refused') {
+    t.close()
+    throw new SpillwayError(w.code, `the scheduler at ${scheduler} refused this worker: ${w.reason}`, { scheduler })
+  }
+  if (w.kind !== 'welcome') {
+    t.close()
+    throw new SpillwayError('ERR_SPILLWAY_PROTOCOL', `the scheduler at ${scheduler} answered the hello with ${JSON.stringify((w as { kind?: unknown }).kind)}`)
+  }
+  return t as unknown as SocketTransport<SchedulerToWorker, WorkerToScheduler>
+}
