@@ -51,7 +51,16 @@ export interface SetupOptions {
   schedulerInterface?: string
   /** Workers started on this node (default: as sized); 0 leaves the work to `spillway worker` processes. */
   localWorkers?: number
+  /**
+   * 'local' (default): the scheduler and its workers on this node. 'allocation': every rank of a
+   * batch allocation runs the same script (srun, mpiexec, pbsdsh); rank 0 gets the client and the
+   * others become workers and never return (see README, "Many nodes").
+   */
+  cluster?: ClusterKind
 }
+
+export type ClusterKind = 'local' | 'allocation'
+export const CLUSTER_KINDS: readonly ClusterKind[] = ['local', 'allocation']
 
 type Kind = 'number' | 'integer' | 'boolean' | 'string'
 
@@ -80,6 +89,7 @@ export const KINDS: { readonly [K in keyof Required<SetupOptions>]: Kind } = {
   schedulerAddress: 'string',
   schedulerInterface: 'string',
   localWorkers: 'integer',
+  cluster: 'string',
 }
 
 export const OPTION_NAMES = Object.keys(KINDS) as (keyof SetupOptions)[]
@@ -196,6 +206,7 @@ export class SetupConfig {
   readonly schedulerAddress?: string
   readonly schedulerInterface?: string
   readonly localWorkers?: number
+  readonly cluster?: ClusterKind
 
   /** Validates everything at once: one ConfigError lists every bad field. */
   constructor(options: SetupOptions | SetupConfig = {}, what = 'configuration') {
@@ -259,6 +270,7 @@ export class SetupConfig {
     this.schedulerAddress = o.schedulerAddress
     this.schedulerInterface = o.schedulerInterface
     this.localWorkers = o.localWorkers
+    this.cluster = o.cluster
     Object.freeze(this)
   }
 
@@ -341,6 +353,7 @@ function checkValues(o: Resolved, mistyped: Set<string>, problems: ConfigProblem
   if (o.maxWorkers !== undefined && o.maxWorkers < 1) bad('maxWorkers', 'a positive integer')
   if (o.threadsPerWorker !== undefined && o.threadsPerWorker < 1) bad('threadsPerWorker', 'a positive integer')
   if (o.stuckTimeout !== undefined && !(o.stuckTimeout > 0)) bad('stuckTimeout', 'a positive number of seconds (default 30)')
+  if (o.cluster !== undefined && ok('cluster') && !CLUSTER_KINDS.includes(o.cluster)) bad('cluster', `one of ${CLUSTER_KINDS.map((c) => `'${c}'`).join(', ')}`)
   if (o.localWorkers !== undefined && o.localWorkers < 0) bad('localWorkers', 'an integer ≥ 0 (0: only workers that join from elsewhere)')
   if (o.schedulerFile !== undefined && o.schedulerFile.trim() === '') bad('schedulerFile', 'a file path')
   if (o.schedulerAddress !== undefined && !/^tcp:\/\/(\[[^\]]+\]|[^:/]+):\d{1,5}$/.test(o.schedulerAddress)) bad('schedulerAddress', 'tcp://host:port (port 0 picks a free one)')

@@ -5,6 +5,7 @@ import { Client } from './client'
 import { formatAddress, parseAddress } from './cluster/comm/address'
 import { addressOfInterface } from './cluster/comm/interface'
 import { LocalCluster } from './cluster/local-cluster'
+import { allocationConfig } from './cluster/remote/allocation-runner'
 import { thresholdProblems } from './cluster/memory-policy'
 import { SetupConfig, type SetupOptions } from './config'
 import { startDashboardFor } from './dashboard/setup-dashboard'
@@ -47,7 +48,9 @@ function listenAddress(config: SetupConfig): string | undefined {
 }
 
 export async function setupClient(options: SetupOptions | { config: SetupConfig } = {}): Promise<SetupResult> {
-  const config = resolveConfig(options)
+  let config = resolveConfig(options)
+  // Ranks other than 0 become workers here and never return.
+  if (config.cluster === 'allocation') config = await allocationConfig(config)
   const resources = await detectResources()
   const spec = computeMemorySpec(config, resources)
   const thresholds = {

@@ -4,16 +4,9 @@
 // cluster closes, its scheduler has been gone for --death-timeout seconds,
 // or it is stopped (SIGINT / SIGTERM).
 
-import { hostname } from 'node:os'
 import { SetupConfig } from '../config'
 import { ConfigError } from '../errors'
-import { addressOfInterface } from '../cluster/comm/interface'
-import { parseAddress } from '../cluster/comm/address'
-import { RemoteNanny } from '../cluster/remote/remote-nanny'
-import { readSchedulerFile, secretFileOf } from '../cluster/remote/scheduler-file'
-import { detectResources } from '../resources'
-import { computeMemorySpec } from '../sizing'
-import { createSpillDir } from '../tempdir'
+import { runNodeWorkers } from '../cluster/remote/node-workers'
 import { describeFlags, parseCommand, SETUP_FLAGS, type FlagSpec } from './args'
 
 const WORKER_FLAGS: FlagSpec = {
@@ -23,6 +16,8 @@ const WORKER_FLAGS: FlagSpec = {
   host: 'string',
   interface: 'string',
   deathTimeout: 'number',
+  lifetime: 'number',
+  lifetimeStagger: 'number',
   ...SETUP_FLAGS,
 }
 
@@ -41,57 +36,44 @@ function help(): string {
     '                             127.0.0.1 when the scheduler is on loopback)',
     '  --interface <string>       listen on this network interface’s address instead (e.g. ib0)',
     '  --death-timeout <number>   seconds without a scheduler before the workers exit (default 60)',
+    '  --lifetime <number>        seconds after which the workers retire (set it below the job\'s walltime)',
+    '  --lifetime-stagger <number> a further random 0..N seconds per worker, so they do not all leave at once',
     ...describeFlags(SETUP_FLAGS),
   ].join('\n')
 }
 
-const LOOPBACK = /^(127\.|::1$|localhost$)/
-
 export async function run(argv: string[]): Promise<number> {
   const flags = parseCommand(argv, WORKER_FLAGS, help)
   if (!flags) return 0
-  const { schedulerFile, scheduler, secretFile, host, interface: iface, deathTimeout, config: file, ...setup } = flags as Record<string, any>
+  const { schedulerFile, scheduler, secretFile, host, interface: iface, deathTimeout, lifetime, lifetimeStagger, config: file, ...setup } = flags as Record<string, any>
   const problems = []
   if (!schedulerFile && !scheduler) problems.push({ field: 'scheduler-file', value: undefined, allowed: 'a scheduler file, or --scheduler tcp://host:port with --secret-file' })
   if (scheduler && !secretFile && !schedulerFile) problems.push({ field: 'secret-file', value: undefined, allowed: 'the file holding the cluster secret (with --scheduler)' })
-  if (deathTimeout !== undefined && !(deathTimeout > 0)) problems.push({ field: 'death-timeout', value: deathTimeout, allowed: 'a positive number of seconds' })
+  for (const [field, v] of [['death-timeout', deathTimeout], ['lifetime', lifetime], ['lifetime-stagger', lifetimeStagger]] as const) {
+    if (v !== undefined && !(v > 0)) problems.push({ field, value: v, allowed: 'a positive number of seconds' })
+  }
   if (problems.length) throw new ConfigError(problems, 'spillway worker options')
   const config = file !== undefined ? SetupConfig.fromFile(file, setup) : new SetupConfig({ workloadType: 'cpu', ...setup })
-  const deathTimeoutMs = (deathTimeout ?? 60) * 1000
-  const address: string = scheduler ?? (await readSchedulerFile(schedulerFile, deathTimeoutMs)).address
-  parseAddress(address)
-  const resources = await detectResources()
-  const spec = computeMemorySpec(config, resources)
-  const spill = await createSpillDir(config, { expectedSpillBytes: spec.usableBytes })
-  const schedulerHost = address.startsWith('tcp://') ? parseAddress(address) : undefined
-  const dataHost = iface ? addressOfInterface(iface) : host ?? (schedulerHost && schedulerHost.kind === 'tcp' && LOOPBACK.test(schedulerHost.host) ? '127.0.0.1' : hostname())
   const log = (m: string) => process.stderr.write(`[spillway] ${m}\n`)
-  const nannies = Array.from(
-    { length: spec.nWorkers },
-    (_, slot) =>
-      new RemoteNanny({
-        slot,
-        host: hostname(),
-        nthreads: spec.threadsPerWorker,
-        memoryLimit: spec.perWorkerBytes,
-        spillDir: spill.path,
-        dataHost,
-        scheduler: address,
-        secretFile: secretFile ?? secretFileOf(schedulerFile),
-        schedulerFile,
-        terminate: config.memoryTerminate,
-        deathTimeoutMs,
-        log,
-      }),
+  const stop = new AbortController()
+  process.once('SIGINT', () => stop.abort())
+  process.once('SIGTERM', () => stop.abort())
+  const ends = await runNodeWorkers(
+    {
+      config,
+      schedulerFile,
+      scheduler,
+      secretFile,
+      host,
+      interface: iface,
+      deathTimeoutMs: (deathTimeout ?? 60) * 1000,
+      lifetimeMs: lifetime === undefined ? undefined : lifetime * 1000,
+      lifetimeStaggerMs: (lifetimeStagger ?? 0) * 1000,
+      log,
+    },
+    stop.signal,
   )
-  for (const n of nannies) n.start()
-  log(`${nannies.length} worker(s) of ${(spec.perWorkerBytes / 2 ** 30).toFixed(2)} GiB, ${spec.threadsPerWorker} thread(s) each, joining ${address}; spilling under ${spill.path}`)
-  const stop = () => nannies.forEach((n) => void n.stop())
-  process.once('SIGINT', stop)
-  process.once('SIGTERM', stop)
-  const ends = await Promise.all(nannies.map((n) => n.done))
-  await spill.remove()
-  const refused = ends.find((e) => e.reason === 'refused' || e.reason === 'unreachable')
-  log(`workers stopped: ${refused?.message ?? ends[0]?.message ?? 'no workers'}`)
-  return refused ? 1 : 0
+  const failed = ends.find((e) => e.reason === 'refused' || e.reason === 'unreachable')
+  log(`workers stopped: ${failed?.message ?? ends[0]?.message ?? 'no workers'}`)
+  return failed ? 1 : 0
 }

@@ -16,3 +16,16 @@ export function addressOfInterface(name: string, field = 'interface'): string {
   }
   return pick.address
 }
+
+/**
+ * An address other nodes can reach this one at, when none is named: the
+ * first non-internal IPv4 address (Debian maps the host's own name to
+ * 127.0.1.1, which no other node can reach).
+ */
+export function nodeAddress(): string {
+  for (const list of Object.values(networkInterfaces())) {
+    const a = list?.find((x) => x.family === 'IPv4' && !x.internal)
+    if (a) return a.address
+  }
+  return '127.0.0.1'
+}

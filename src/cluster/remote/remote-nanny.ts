@@ -9,6 +9,7 @@ import type { ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { forkWorker, rssOf } from '../nanny'
 import { EXIT_REFUSED, EXIT_UNREACHABLE, JOIN_ENV, type JoinSpec } from './join'
+import { parseSchedulerFile } from './scheduler-file'
 
 export interface RemoteNannyOptions {
   slot: number
@@ -19,6 +20,7 @@ export interface RemoteNannyOptions {
   spillDir: string
   /** Host or address its data server listens on. */
   dataHost: string
+  /** Its address; re-read from the scheduler file (when given) at each start. */
   scheduler: string
   secretFile: string
   /** When given, its removal means the cluster closed. */
@@ -43,11 +45,18 @@ export class RemoteNanny {
   restarts = 0
   kills = 0
 
+  get slot(): number {
+    return this.o.slot
+  }
+
   constructor(private readonly o: RemoteNannyOptions) {
     this.done = new Promise((resolve) => (this.#end = resolve))
   }
 
   start(): void {
+    // A scheduler started again (a new run of the same job) writes a new address into the file.
+    const current = this.o.schedulerFile ? parseSchedulerFile(this.o.schedulerFile)?.address : undefined
+    if (current) this.o.scheduler = current
     const name = `${this.o.host}-${this.o.slot}.${this.#incarnation++}`
     const spec: JoinSpec = {
       scheduler: this.o.scheduler,

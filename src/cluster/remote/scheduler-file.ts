@@ -48,7 +48,8 @@ export function removeSchedulerFile(path: string): void {
   rmSync(secretFileOf(path), { force: true })
 }
 
-function parse(path: string): SchedulerInfo | undefined {
+/** The scheduler file as it is now, if it is there and whole. */
+export function parseSchedulerFile(path: string): SchedulerInfo | undefined {
   let text: string
   try {
     text = readFileSync(path, 'utf8')
@@ -83,7 +84,7 @@ export async function readSchedulerFile(path: string, timeoutMs: number): Promis
   const deadline = Date.now() + timeoutMs
   let delay = 50
   for (;;) {
-    const info = parse(path)
+    const info = parseSchedulerFile(path)
     if (info) return info
     if (Date.now() >= deadline) {
       throw new SpillwayError('ERR_SPILLWAY_NO_SCHEDULER', `no scheduler file at ${path} after ${Math.round(timeoutMs / 1000)} s: start the scheduler (rank 0, or setupClient({ schedulerFile })) first, and check that this node sees the same filesystem`, { schedulerFile: path })
