@@ -52,3 +52,8 @@ export { withProgress, ProgressBar, progressEnabled, taskProgress, type Progress
 export type { ProgressOption, ClientOptions } from './client'
 export { clusterView } from './dashboard/state'
 export { renderMetrics, PROMETHEUS_CONTENT_TYPE } from './dashboard/metrics'
+export { SlurmCluster, type SlurmOptions } from './jobqueue/slurm'
+export { PbsCluster, type PbsOptions } from './jobqueue/pbs'
+export type { JobQueueCluster, Job } from './jobqueue/job-queue-cluster'
+export type { JobQueueOptions } from './jobqueue/options'
+export type { AdaptOptions } from './jobqueue/adaptive'

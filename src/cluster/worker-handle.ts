@@ -21,6 +21,8 @@ export class WorkerHandle {
   dataAddress = ''
   /** The node it runs on (os.hostname() there); this node's for local workers. */
   host = hostname()
+  /** The batch job it runs in, for workers that joined from a job. */
+  jobId: string | undefined
   readonly startedAt = Date.now()
 
   constructor(

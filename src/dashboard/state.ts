@@ -15,6 +15,8 @@ export interface WorkerRow {
   /** The live incarnation's address; null while it is being restarted. */
   address: string | null
   name: string | null
+  /** The node it runs on (null while restarting). */
+  host: string | null
   pid: number | null
   status: RowStatus
   /** While the worker is stuck (paused, cannot spill, no progress): why, and its spill directory's free and waiting bytes. */
@@ -95,6 +97,7 @@ function liveRow(slot: number | null, w: WorkerHandle, fallback: Thresholds, res
     slot,
     address: w.address,
     name: w.name,
+    host: w.host,
     pid: w.pid || null,
     status: w.status,
     stuck: w.stuck ?? null,
@@ -126,6 +129,7 @@ function emptyRow(slot: number, status: RowStatus, limit: number, nthreads: numb
     slot,
     address: null,
     name: null,
+    host: null,
     pid: null,
     status,
     stuck: null,

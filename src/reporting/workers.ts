@@ -7,6 +7,8 @@ import type { StuckReport, Thresholds, WorkerMetrics, WorkerStatus } from '../cl
 export interface WorkerInfo {
   address: string
   name: string
+  /** The node it runs on. */
+  host: string
   pid: number
   memoryLimit: number
   nthreads: number
@@ -27,6 +29,7 @@ export async function schedulerWorkers(client: Client): Promise<Record<string, W
     out[address] = {
       address,
       name: w.name,
+      host: w.host,
       pid: w.pid,
       memoryLimit: w.memoryLimit,
       nthreads: w.nthreads,

@@ -19,11 +19,13 @@ export interface Hello {
   spillDir: string
   /** Where its data server should listen (tcp://host:0 picks a port). */
   dataAddress: string
+  /** The batch job it runs in (SLURM_JOB_ID, PBS_JOBID), if any. */
+  jobId?: string
 }
 
 export type Welcome = { kind: 'welcome'; address: string } | { kind: 'refused'; code: string; reason: string }
 
-const FIELDS: Record<keyof Omit<Hello, 'kind'>, 'string' | 'number'> = {
+const FIELDS: Record<keyof Omit<Hello, 'kind' | 'jobId'>, 'string' | 'number'> = {
   version: 'string',
   host: 'string',
   pid: 'number',

@@ -125,6 +125,7 @@ export class RemoteWorkers {
       handle = new WorkerHandle(started.dataAddress, hello.name, hello.nthreads, hello.memoryLimit, rpc)
       handle.pid = started.pid
       handle.host = hello.host
+      if (typeof hello.jobId === 'string') handle.jobId = hello.jobId
       handle.dataAddress = started.dataAddress
     } catch (e: any) {
       this.opts.log?.('warn', `worker ${label} failed to start: ${e.message}`)

@@ -57,6 +57,7 @@ export class RemoteNanny {
     // A scheduler started again (a new run of the same job) writes a new address into the file.
     const current = this.o.schedulerFile ? parseSchedulerFile(this.o.schedulerFile)?.address : undefined
     if (current) this.o.scheduler = current
+    const jobId = process.env.SLURM_JOB_ID ?? process.env.PBS_JOBID
     const name = `${this.o.host}-${this.o.slot}.${this.#incarnation++}`
     const spec: JoinSpec = {
       scheduler: this.o.scheduler,
@@ -68,6 +69,7 @@ export class RemoteNanny {
         nthreads: this.o.nthreads,
         memoryLimit: this.o.memoryLimit,
         spillDir: this.o.spillDir,
+        ...(jobId ? { jobId } : {}),
         dataAddress: `tcp://${this.o.dataHost.includes(':') ? `[${this.o.dataHost}]` : this.o.dataHost}:0`,
       },
     }

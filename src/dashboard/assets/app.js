@@ -107,7 +107,7 @@
       d.rssBytes = String(w.rss)
       d.memoryLimit = String(w.memoryLimit)
       r.title.textContent = w.slot !== null ? 'worker ' + w.slot : w.name || w.address
-      r.addr.textContent = w.address || (w.status === 'restarting' ? 'starting a new worker…' : '')
+      r.addr.textContent = w.address ? (w.host ? w.host + ' · ' : '') + w.address : w.status === 'restarting' ? 'starting a new worker…' : ''
       // A stuck worker says why: the work it holds up fails with that reason.
       r.badge.textContent = w.stuck ? w.status + ' · ' + w.stuck.reason.replace(/-/g, ' ') : w.status
       r.badge.className = 'badge status-' + (w.stuck ? 'stuck' : w.status)
