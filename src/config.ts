@@ -51,6 +51,8 @@ export interface SetupOptions {
   schedulerInterface?: string
   /** Workers started on this node (default: as sized); 0 leaves the work to `spillway worker` processes. */
   localWorkers?: number
+  /** Seconds of silence after which a worker that joined from elsewhere is taken as lost (its node gone); default 300, as Dask's worker-ttl. */
+  workerTtl?: number
   /**
    * 'local' (default): the scheduler and its workers on this node. 'allocation': every rank of a
    * batch allocation runs the same script (srun, mpiexec, pbsdsh); rank 0 gets the client and the
@@ -89,6 +91,7 @@ export const KINDS: { readonly [K in keyof Required<SetupOptions>]: Kind } = {
   schedulerAddress: 'string',
   schedulerInterface: 'string',
   localWorkers: 'integer',
+  workerTtl: 'number',
   cluster: 'string',
 }
 
@@ -206,6 +209,7 @@ export class SetupConfig {
   readonly schedulerAddress?: string
   readonly schedulerInterface?: string
   readonly localWorkers?: number
+  readonly workerTtl?: number
   readonly cluster?: ClusterKind
 
   /** Validates everything at once: one ConfigError lists every bad field. */
@@ -270,6 +274,7 @@ export class SetupConfig {
     this.schedulerAddress = o.schedulerAddress
     this.schedulerInterface = o.schedulerInterface
     this.localWorkers = o.localWorkers
+    this.workerTtl = o.workerTtl
     this.cluster = o.cluster
     Object.freeze(this)
   }
@@ -354,6 +359,7 @@ function checkValues(o: Resolved, mistyped: Set<string>, problems: ConfigProblem
   if (o.threadsPerWorker !== undefined && o.threadsPerWorker < 1) bad('threadsPerWorker', 'a positive integer')
   if (o.stuckTimeout !== undefined && !(o.stuckTimeout > 0)) bad('stuckTimeout', 'a positive number of seconds (default 30)')
   if (o.cluster !== undefined && ok('cluster') && !CLUSTER_KINDS.includes(o.cluster)) bad('cluster', `one of ${CLUSTER_KINDS.map((c) => `'${c}'`).join(', ')}`)
+  if (o.workerTtl !== undefined && !(o.workerTtl > 0)) bad('workerTtl', 'a positive number of seconds (default 300)')
   if (o.localWorkers !== undefined && o.localWorkers < 0) bad('localWorkers', 'an integer ≥ 0 (0: only workers that join from elsewhere)')
   if (o.schedulerFile !== undefined && o.schedulerFile.trim() === '') bad('schedulerFile', 'a file path')
   if (o.schedulerAddress !== undefined && !/^tcp:\/\/(\[[^\]]+\]|[^:/]+):\d{1,5}$/.test(o.schedulerAddress)) bad('schedulerAddress', 'tcp://host:port (port 0 picks a free one)')

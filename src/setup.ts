@@ -76,6 +76,7 @@ export async function setupClient(options: SetupOptions | { config: SetupConfig 
       stuckTimeoutMs: config.stuckTimeout === undefined ? undefined : config.stuckTimeout * 1000,
       listen: listenAddress(config),
       schedulerFile: config.schedulerFile,
+      workerTtlMs: config.workerTtl === undefined ? undefined : config.workerTtl * 1000,
       cleanup: () => spillDir.remove(),
       log,
     })

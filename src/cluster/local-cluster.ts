@@ -30,6 +30,8 @@ export interface LocalClusterOptions {
    * join, proving they hold the cluster's secret; port 0 picks one.
    */
   listen?: string
+  /** A worker from elsewhere silent this long is taken as lost (default 300 s). */
+  workerTtlMs?: number
   /** Where to write the scheduler file (and its secret, FILE.secret) for them; removed on close. */
   schedulerFile?: string
   /** Called once the workers are stopped, to remove the spill directory. */
@@ -116,7 +118,16 @@ export class LocalCluster {
     this.remote = await RemoteWorkers.start(this.scheduler, {
       address,
       secret,
-      settings: { codec: o.codec, level: o.level, heartbeatMs: o.heartbeatMs ?? 200, monitorMs: 50, stuckTimeoutMs: o.stuckTimeoutMs ?? DEFAULT_STUCK_TIMEOUT_S * 1000, transferShare: 0.1 },
+      settings: {
+        codec: o.codec,
+        level: o.level,
+        heartbeatMs: o.heartbeatMs ?? 200,
+        monitorMs: 50,
+        stuckTimeoutMs: o.stuckTimeoutMs ?? DEFAULT_STUCK_TIMEOUT_S * 1000,
+        transferShare: 0.1,
+        // Dask's worker-ttl: a task that holds its worker's event loop for minutes must not make it look lost.
+        workerTtlMs: o.workerTtlMs ?? 300_000,
+      },
       log: o.log,
     })
     if (o.schedulerFile) {

@@ -104,6 +104,8 @@ export type Request =
   | { op: 'release'; keys: string[] }
   | { op: 'set-thresholds'; thresholds: Partial_<Thresholds> }
   | { op: 'metrics' }
+  /** Keeps a joined worker's link alive both ways (its reply is not awaited). */
+  | { op: 'ping' }
   | { op: 'close' }
 
 type Partial_<T> = { [K in keyof T]?: T[K] }

@@ -3,7 +3,7 @@
 // scheduler elsewhere, its nanny still watching from this node.
 
 import type { SchedulerToWorker, WorkerToScheduler } from './protocol'
-import { EXIT_REFUSED, EXIT_UNREACHABLE, JOIN_ENV, joinScheduler, type JoinSpec } from './remote/join'
+import { EXIT_REFUSED, EXIT_UNREACHABLE, JOIN_ENV, joinScheduler, watchScheduler, type JoinSpec } from './remote/join'
 import { readSecretFile } from './remote/scheduler-file'
 import { ParentTransport } from './transport'
 import { Worker } from './worker/worker'
@@ -13,8 +13,9 @@ if (!join) new Worker(new ParentTransport<SchedulerToWorker, WorkerToScheduler>(
 else {
   const spec = JSON.parse(join) as JoinSpec
   joinScheduler(spec.scheduler, readSecretFile(spec.secretFile), spec.hello).then(
-    (transport) => {
+    ({ transport, ttlMs }) => {
       new Worker(transport)
+      watchScheduler(transport, ttlMs)
     },
     (e) => {
       console.error(`[spillway] ${spec.hello.name}: ${e.message}`)

@@ -37,14 +37,24 @@ export async function listen(address: string, onConnection: (s: Socket) => void)
   return { server, address: formatAddress({ ...e, port }) }
 }
 
-export function dial(address: string): Promise<Socket> {
+/** Connects to `address`; a host that does not answer within `timeoutMs` (a node gone from the network) is an error. */
+export function dial(address: string, timeoutMs = 10_000): Promise<Socket> {
   const e = parseAddress(address)
   return new Promise((resolve, reject) => {
     const s = e.kind === 'unix' ? connect(e.path) : connect({ host: e.host, port: e.port, noDelay: true })
+    const timer = setTimeout(() => {
+      s.destroy()
+      reject(new SpillwayError('ERR_SPILLWAY_TRANSFER', `no answer from ${address} within ${timeoutMs / 1000} s`, { address }))
+    }, timeoutMs)
     s.once('connect', () => {
-      s.off('error', reject)
+      clearTimeout(timer)
+      s.off('error', fail)
       resolve(s)
     })
-    s.once('error', reject)
+    const fail = (err: Error) => {
+      clearTimeout(timer)
+      reject(err)
+    }
+    s.once('error', fail)
   })
 }

@@ -38,6 +38,11 @@ class Connection {
       }
     })
     socket.once('close', () => this.#fail(transferError(address, 'the connection closed')))
+    // A peer whose node dropped off the network sends nothing and no reset: a
+    // request waiting that long fails (and its value is made again) instead of hanging.
+    socket.setTimeout(STALL_MS, () => {
+      if (this.#queue.length) this.#fail(transferError(address, `no data for ${STALL_MS / 1000} s`))
+    })
     socket.on('error', (e) => this.#fail(transferError(address, e.message)))
     if (rest.length) reader.push(rest)
     socket.resume()
@@ -85,6 +90,9 @@ class Connection {
     this.#fail(transferError(this.address, 'closed'))
   }
 }
+
+/** Silence from a peer, with requests waiting, that counts as a lost connection. */
+export const STALL_MS = 30_000
 
 function transferError(address: string, why: string): SpillwayError {
   return new SpillwayError('ERR_SPILLWAY_TRANSFER', `transfer from ${address} failed: ${why}`, { address })

@@ -103,6 +103,11 @@ export class SocketTransport<In, Out> implements Transport<In, Out> {
     else this.#closeFns.push(fn)
   }
 
+  /** Drops the connection at once (a peer taken as lost). */
+  destroy(): void {
+    this.socket.destroy()
+  }
+
   close(): void {
     this.socket.end()
     // A peer that never closes its side must not keep us waiting.

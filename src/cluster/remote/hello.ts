@@ -23,7 +23,12 @@ export interface Hello {
   jobId?: string
 }
 
-export type Welcome = { kind: 'welcome'; address: string } | { kind: 'refused'; code: string; reason: string }
+/**
+ * The scheduler's answer. A welcomed worker hears from the scheduler at
+ * least every `pingMs`; silence past `ttlMs` means it is cut off, and it
+ * exits (its nanny then looks for the scheduler until its death timeout).
+ */
+export type Welcome = { kind: 'welcome'; address: string; pingMs: number; ttlMs: number } | { kind: 'refused'; code: string; reason: string }
 
 const FIELDS: Record<keyof Omit<Hello, 'kind' | 'jobId'>, 'string' | 'number'> = {
   version: 'string',

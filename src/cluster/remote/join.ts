@@ -23,7 +23,12 @@ export const JOIN_ENV = 'SPILLWAY_JOIN'
 export const EXIT_REFUSED = 3
 export const EXIT_UNREACHABLE = 4
 
-export async function joinScheduler(scheduler: string, secret: Buffer, hello: Omit<Hello, 'kind' | 'version'>, timeoutMs = 30_000): Promise<SocketTransport<SchedulerToWorker, WorkerToScheduler>> {
+export async function joinScheduler(
+  scheduler: string,
+  secret: Buffer,
+  hello: Omit<Hello, 'kind' | 'version'>,
+  timeoutMs = 30_000,
+): Promise<{ transport: SocketTransport<SchedulerToWorker, WorkerToScheduler>; ttlMs: number }> {
   let socket
   try {
     socket = await dial(scheduler)
@@ -52,5 +57,19 @@ export async function joinScheduler(scheduler: string, secret: Buffer, hello: Om
     t.close()
     throw new SpillwayError('ERR_SPILLWAY_PROTOCOL', `the scheduler at ${scheduler} answered the hello with ${JSON.stringify((w as { kind?: unknown }).kind)}`)
   }
-  return t as unknown as SocketTransport<SchedulerToWorker, WorkerToScheduler>
+  return { transport: t as unknown as SocketTransport<SchedulerToWorker, WorkerToScheduler>, ttlMs: w.ttlMs }
+}
+
+/**
+ * A cut link gives no reset: a joined worker that hears nothing from its
+ * scheduler (which pings it) for `ttlMs` drops the connection, and exits.
+ */
+export function watchScheduler(transport: SocketTransport<SchedulerToWorker, WorkerToScheduler>, ttlMs: number): void {
+  let seen = Date.now()
+  transport.onMessage(() => (seen = Date.now()))
+  const timer = setInterval(() => {
+    if (Date.now() - seen > ttlMs) transport.destroy()
+  }, Math.max(100, ttlMs / 4))
+  timer.unref()
+  transport.onClose(() => clearInterval(timer))
 }

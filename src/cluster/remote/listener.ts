@@ -24,6 +24,8 @@ export interface ClusterSettings {
   monitorMs: number
   stuckTimeoutMs: number
   transferShare: number
+  /** A joined worker that sends nothing (no heartbeat, no reply) this long is taken as lost: its node may be gone from the network. */
+  workerTtlMs: number
 }
 
 export interface ListenerOptions {
@@ -35,6 +37,11 @@ export interface ListenerOptions {
 }
 
 const HELLO_TIMEOUT_MS = 10_000
+
+/** How often each side hears from the other at least: a few times per TTL. */
+export function pingOf(ttlMs: number): number {
+  return Math.max(100, Math.min(30_000, Math.floor(ttlMs / 4)))
+}
 
 export class RemoteWorkers {
   readonly #sockets = new Set<Socket>()
@@ -98,7 +105,9 @@ export class RemoteWorkers {
     const label = `${hello.host}/${hello.name}`
     const s = this.opts.settings
     let handle: WorkerHandle | undefined
-    ;(transport as unknown as SocketTransport<unknown, Welcome>).send({ kind: 'welcome', address: label })
+    const ttlMs = this.opts.settings.workerTtlMs
+    ;(transport as unknown as SocketTransport<unknown, Welcome>).send({ kind: 'welcome', address: label, pingMs: pingOf(ttlMs), ttlMs })
+    this.#watch(transport, () => handle?.address ?? label)
     const rpc = new WorkerRpc(label, transport, {
       heartbeat: (m) => handle && this.scheduler.onHeartbeat(handle, m),
       log: (level, message) => this.opts.log?.(level, `${handle?.address ?? label}: ${message}`),
@@ -135,6 +144,27 @@ export class RemoteWorkers {
     if (this.scheduler.closed || rpc.closed) return transport.close()
     this.opts.log?.('info', `worker ${handle.address} (${label}) joined`)
     this.scheduler.addWorker(handle)
+  }
+
+  /**
+   * A cut link gives no reset, so the socket alone would wait for ever:
+   * silence past the TTL closes it, and the scheduler handles the worker
+   * as dead (what it held is made again elsewhere).
+   */
+  #watch(transport: SocketTransport<WorkerToScheduler, SchedulerToWorker>, name: () => string): void {
+    const ttl = this.opts.settings.workerTtlMs
+    let seen = Date.now()
+    transport.onMessage(() => (seen = Date.now()))
+    const ping = setInterval(() => transport.send({ kind: 'request', id: 0, request: { op: 'ping' } }), pingOf(ttl))
+    ping.unref()
+    transport.onClose(() => clearInterval(ping))
+    const timer = setInterval(() => {
+      if (Date.now() - seen <= ttl) return
+      this.opts.log?.('warn', `worker ${name()} sent nothing for ${Math.round((Date.now() - seen) / 1000)} s: taken as lost`)
+      transport.destroy()
+    }, Math.max(100, ttl / 4))
+    timer.unref()
+    transport.onClose(() => clearInterval(timer))
   }
 
   /** Takes no new connections; those joined stay. */

@@ -148,6 +148,8 @@ export class Worker {
       }
       case 'metrics':
         return { metrics: this.metrics() }
+      case 'ping':
+        return {}
       case 'close': {
         p.monitor.status = 'closing'
         for (const t of this.#timers) clearInterval(t)
