@@ -85,7 +85,15 @@ export async function setupClient(options: SetupOptions | { config: SetupConfig 
     throw e
   }
   if (!config.silenceLogs) {
-    console.log(formatSummary(spec, { spillDir: spillDir.path, spillCompression: config.spillCompression, commCompression: config.commCompression }))
+    console.log(
+      formatSummary(spec, {
+        spillDir: spillDir.path,
+        spillCompression: config.spillCompression,
+        commCompression: config.commCompression,
+        listening: cluster.remote?.address,
+        localWorkers: config.localWorkers,
+      }),
+    )
   }
   const client = new Client(cluster, { ownsCluster: true, silenceLogs: config.silenceLogs })
   if (config.dashboard) await startDashboardFor(client, config)

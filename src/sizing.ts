@@ -132,10 +132,11 @@ function py(b: boolean): string {
 }
 
 /** The recipe's configuration summary, as setupClient prints it. */
-export function formatSummary(spec: MemorySpec, opts: { spillDir: string; spillCompression: string; commCompression: boolean }): string {
+export function formatSummary(spec: MemorySpec, opts: { spillDir: string; spillCompression: string; commCompression: boolean; listening?: string; localWorkers?: number }): string {
   return [
     '[spillway] Configuration summary',
     `temp/spill dir: ${opts.spillDir}`,
+    ...(opts.listening ? [`Workers from elsewhere join at ${opts.listening}${opts.localWorkers === 0 ? ' (none started here)' : ''}`] : []),
     `Workers: ${spec.nWorkers} | threads/worker: ${spec.threadsPerWorker} | processes: ${py(spec.processes)}`,
     `Memory: total ~${gib(spec.totalBytes, 1)} GiB | usable ~${gib(spec.usableBytes, 1)} GiB | per-worker ~${gib(spec.perWorkerBytes, 1)} GiB`,
     `Compression: spill=${opts.spillCompression} | comm=${py(opts.commCompression)}`,

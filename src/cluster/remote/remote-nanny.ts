@@ -58,7 +58,8 @@ export class RemoteNanny {
     const current = this.o.schedulerFile ? parseSchedulerFile(this.o.schedulerFile)?.address : undefined
     if (current) this.o.scheduler = current
     const jobId = process.env.SLURM_JOB_ID ?? process.env.PBS_JOBID
-    const name = `${this.o.host}-${this.o.slot}.${this.#incarnation++}`
+    // Several nannies may run on one host (ranks of an allocation): the pid keeps names apart.
+    const name = `${this.o.host}-${process.pid}-${this.o.slot}.${this.#incarnation++}`
     const spec: JoinSpec = {
       scheduler: this.o.scheduler,
       secretFile: this.o.secretFile,
