@@ -11,11 +11,12 @@ state=/tmp/spillway-slurm
 conf=/etc/slurm/slurm.conf
 
 stop() {
-  for p in slurmd slurmctld munged; do
-    [ -f "$state/$p.pid" ] && kill "$(cat "$state/$p.pid")" 2>/dev/null || true
-  done
   pkill -x slurmd 2>/dev/null || true
   pkill -x slurmctld 2>/dev/null || true
+  # They save their state on the way out: give them a moment, then make sure.
+  for _ in $(seq 1 50); do pgrep -x slurmctld >/dev/null || pgrep -x slurmd >/dev/null || break; sleep 0.2; done
+  for p in slurmctld slurmd slurmstepd; do pkill -9 -x "$p" 2>/dev/null || true; done
+  pkill -x munged 2>/dev/null || true
   rm -rf "$state"
 }
 
@@ -33,7 +34,6 @@ start() {
   chmod 0700 /etc/munge
   chmod 0400 /etc/munge/munge.key
   runuser -u munge -- /usr/sbin/munged --force
-  pgrep -x munged > "$state/munged.pid"
   host=$(hostname -s)
   # At least 4 CPUs declared (slurmd told to trust the configuration), so a
   # job of 3 tasks of 1 CPU each fits on a 2-core machine as it would on a node.
