@@ -138,3 +138,51 @@ test('the scheduler file: written atomically with its secret, both 0600; a reade
   writeFileSync(join(dir, 'short'), 'abc')
   t.throws(() => readSecretFile(join(dir, 'short')), { message: /does not hold 64 hex digits/ })
 })
+
+/** A CA and a certificate for 127.0.0.1 signed by it, made with openssl; undefined where there is none. */
+function certificates(dir: string): { ca: string; cert: string; key: string } | undefined {
+  const run = (args: string[]) => require('node:child_process').spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' })
+  if (run(['version']).status !== 0) return undefined
+  writeFileSync(join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1\n')
+  const steps = [
+    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=spillway test CA'],
+    ['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'node.key', '-out', 'node.csr', '-subj', '/CN=127.0.0.1'],
+    ['x509', '-req', '-in', 'node.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'node.pem', '-days', '1', '-extfile', 'san.ext'],
+  ]
+  for (const s of steps) if (run(s).status !== 0) return undefined
+  return { ca: join(dir, 'ca.pem'), cert: join(dir, 'node.pem'), key: join(dir, 'node.key') }
+}
+
+test('TLS: with a certificate the scheduler listens on tls://; a worker given the CA joins and works; one without it is turned away at the TLS handshake', async (t) => {
+  t.timeout(2 * 60_000)
+  const dir = scratch(t)
+  const certs = certificates(dir)
+  if (!certs) {
+    t.log('skipped: no openssl here to make a test certificate')
+    return t.pass()
+  }
+  const file = join(dir, 'scheduler.json')
+  const { client, cluster } = await setupClient({ workloadType: 'cpu', maxWorkers: 1, maxMemGb: 2, reserveMemGb: 1, dashboard: false, silenceLogs: true, schedulerFile: file, localWorkers: 0, tlsCert: certs.cert, tlsKey: certs.key })
+  t.teardown(async () => {
+    await client.close()
+    await cluster.close()
+  })
+  const { address } = await readSchedulerFile(file, 1000)
+  t.regex(address, /^tls:\/\/127\.0\.0\.1:\d+$/)
+  const without = worker(['--scheduler-file', file, '--max-workers', '1', '--max-mem-gb', '2', '--reserve-mem-gb', '0'])
+  const end = await without.exited
+  t.is(end.code, 1)
+  t.regex(end.stderr, /failed the TLS handshake: .*(self.signed|certificate).*--tls-ca/)
+  const w = worker(['--scheduler-file', file, '--tls-ca', certs.ca, '--max-workers', '1', '--max-mem-gb', '2', '--reserve-mem-gb', '0'])
+  t.teardown(() => void w.child.kill('SIGKILL'))
+  await client.waitForWorkers(1, { timeout: 60_000 })
+  t.is(await client.submit((a: number, b: number) => a * b, [6, 7]).result(), 42)
+  // Plain TCP to the TLS port: turned away before any of its bytes is read as ours.
+  const plain = await dial(address.replace('tls://', 'tcp://'))
+  plain.on('error', () => {})
+  plain.resume()
+  plain.write(Buffer.alloc(256, 0x41))
+  await new Promise((r) => plain.once('close', r))
+  t.true(cluster.remote!.refused >= 1)
+  t.is(client.scheduler.workers.size, 1)
+})

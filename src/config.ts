@@ -51,6 +51,11 @@ export interface SetupOptions {
   schedulerInterface?: string
   /** Workers started on this node (default: as sized); 0 leaves the work to `spillway worker` processes. */
   localWorkers?: number
+  /** PEM certificate and key: workers from elsewhere join over TLS (tls://), as well as proving the secret. */
+  tlsCert?: string
+  tlsKey?: string
+  /** PEM CA: joining workers must also show a certificate it signed. */
+  tlsCa?: string
   /** Seconds of silence after which a worker that joined from elsewhere is taken as lost (its node gone); default 300, as Dask's worker-ttl. */
   workerTtl?: number
   /**
@@ -91,6 +96,9 @@ export const KINDS: { readonly [K in keyof Required<SetupOptions>]: Kind } = {
   schedulerAddress: 'string',
   schedulerInterface: 'string',
   localWorkers: 'integer',
+  tlsCert: 'string',
+  tlsKey: 'string',
+  tlsCa: 'string',
   workerTtl: 'number',
   cluster: 'string',
 }
@@ -209,6 +217,9 @@ export class SetupConfig {
   readonly schedulerAddress?: string
   readonly schedulerInterface?: string
   readonly localWorkers?: number
+  readonly tlsCert?: string
+  readonly tlsKey?: string
+  readonly tlsCa?: string
   readonly workerTtl?: number
   readonly cluster?: ClusterKind
 
@@ -274,6 +285,9 @@ export class SetupConfig {
     this.schedulerAddress = o.schedulerAddress
     this.schedulerInterface = o.schedulerInterface
     this.localWorkers = o.localWorkers
+    this.tlsCert = o.tlsCert
+    this.tlsKey = o.tlsKey
+    this.tlsCa = o.tlsCa
     this.workerTtl = o.workerTtl
     this.cluster = o.cluster
     Object.freeze(this)
@@ -362,7 +376,8 @@ function checkValues(o: Resolved, mistyped: Set<string>, problems: ConfigProblem
   if (o.workerTtl !== undefined && !(o.workerTtl > 0)) bad('workerTtl', 'a positive number of seconds (default 300)')
   if (o.localWorkers !== undefined && o.localWorkers < 0) bad('localWorkers', 'an integer ≥ 0 (0: only workers that join from elsewhere)')
   if (o.schedulerFile !== undefined && o.schedulerFile.trim() === '') bad('schedulerFile', 'a file path')
-  if (o.schedulerAddress !== undefined && !/^tcp:\/\/(\[[^\]]+\]|[^:/]+):\d{1,5}$/.test(o.schedulerAddress)) bad('schedulerAddress', 'tcp://host:port (port 0 picks a free one)')
+  if ((o.tlsCert === undefined) !== (o.tlsKey === undefined)) bad(o.tlsCert === undefined ? 'tlsCert' : 'tlsKey', 'tlsCert and tlsKey together (PEM files)')
+  if (o.schedulerAddress !== undefined && !/^(tcp|tls):\/\/(\[[^\]]+\]|[^:/]+):\d{1,5}$/.test(o.schedulerAddress)) bad('schedulerAddress', 'tcp://host:port or tls://host:port (port 0 picks a free one)')
   if (o.maxMemGb !== undefined && !(o.maxMemGb > 0)) bad('maxMemGb', 'a positive number of GiB')
   // A zero reserve is a legitimate choice on a node dedicated to the job (e.g. a container with its own limit).
   if (o.reserveMemGb !== undefined && !(o.reserveMemGb >= 0)) bad('reserveMemGb', 'a number of GiB ≥ 0')

@@ -41,10 +41,12 @@ function resolveConfig(options: SetupOptions | { config: SetupConfig }): SetupCo
 /** Where workers from elsewhere join, if anywhere: loopback unless an address or interface is given. */
 function listenAddress(config: SetupConfig): string | undefined {
   if (!config.schedulerFile && !config.schedulerAddress && !config.schedulerInterface) return undefined
-  const port = config.schedulerAddress ? parseAddress(config.schedulerAddress) : undefined
-  const p = port?.kind === 'tcp' ? port.port : 0
-  if (config.schedulerInterface) return formatAddress({ kind: 'tcp', host: addressOfInterface(config.schedulerInterface, 'schedulerInterface'), port: p })
-  return config.schedulerAddress ?? 'tcp://127.0.0.1:0'
+  const given = config.schedulerAddress ? parseAddress(config.schedulerAddress) : undefined
+  const e = given?.kind === 'tcp' || given?.kind === 'tls' ? given : { kind: 'tcp' as const, host: '127.0.0.1', port: 0 }
+  // A certificate means TLS, whatever scheme the address was written with.
+  const kind = config.tlsCert ? ('tls' as const) : e.kind
+  const host = config.schedulerInterface ? addressOfInterface(config.schedulerInterface, 'schedulerInterface') : e.host
+  return formatAddress({ kind, host, port: e.port })
 }
 
 export async function setupClient(options: SetupOptions | { config: SetupConfig } = {}): Promise<SetupResult> {
@@ -77,6 +79,7 @@ export async function setupClient(options: SetupOptions | { config: SetupConfig 
       listen: listenAddress(config),
       schedulerFile: config.schedulerFile,
       workerTtlMs: config.workerTtl === undefined ? undefined : config.workerTtl * 1000,
+      tls: config.tlsCert ? { cert: config.tlsCert, key: config.tlsKey, ca: config.tlsCa } : undefined,
       cleanup: () => spillDir.remove(),
       log,
     })

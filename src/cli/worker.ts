@@ -16,6 +16,7 @@ const WORKER_FLAGS: FlagSpec = {
   host: 'string',
   interface: 'string',
   deathTimeout: 'number',
+  tlsCa: 'string',
   lifetime: 'number',
   lifetimeStagger: 'number',
   ...SETUP_FLAGS,
@@ -36,6 +37,8 @@ function help(): string {
     '                             127.0.0.1 when the scheduler is on loopback)',
     '  --interface <string>       listen on this network interface’s address instead (e.g. ib0)',
     '  --death-timeout <number>   seconds without a scheduler before the workers exit (default 60)',
+    '  --tls-ca <string>          for a tls:// scheduler: the CA that signed its certificate (with --tls-cert and',
+    '                             --tls-key when the scheduler asks workers for a certificate too)',
     '  --lifetime <number>        seconds after which the workers retire (set it below the job\'s walltime)',
     '  --lifetime-stagger <number> a further random 0..N seconds per worker, so they do not all leave at once',
     ...describeFlags(SETUP_FLAGS),
@@ -45,7 +48,7 @@ function help(): string {
 export async function run(argv: string[]): Promise<number> {
   const flags = parseCommand(argv, WORKER_FLAGS, help)
   if (!flags) return 0
-  const { schedulerFile, scheduler, secretFile, host, interface: iface, deathTimeout, lifetime, lifetimeStagger, config: file, ...setup } = flags as Record<string, any>
+  const { schedulerFile, scheduler, secretFile, host, interface: iface, deathTimeout, lifetime, lifetimeStagger, tlsCa, tlsCert, tlsKey, config: file, ...setup } = flags as Record<string, any>
   const problems = []
   if (!schedulerFile && !scheduler) problems.push({ field: 'scheduler-file', value: undefined, allowed: 'a scheduler file, or --scheduler tcp://host:port with --secret-file' })
   if (scheduler && !secretFile && !schedulerFile) problems.push({ field: 'secret-file', value: undefined, allowed: 'the file holding the cluster secret (with --scheduler)' })
@@ -66,6 +69,7 @@ export async function run(argv: string[]): Promise<number> {
       secretFile,
       host,
       interface: iface,
+      tls: tlsCa || tlsCert ? { ca: tlsCa, cert: tlsCert, key: tlsKey } : undefined,
       deathTimeoutMs: (deathTimeout ?? 60) * 1000,
       lifetimeMs: lifetime === undefined ? undefined : lifetime * 1000,
       lifetimeStaggerMs: (lifetimeStagger ?? 0) * 1000,

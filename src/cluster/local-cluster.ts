@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { TlsFiles } from './comm/address'
 import { Nanny } from './nanny'
 import { RemoteWorkers } from './remote/listener'
 import { removeSchedulerFile, writeSchedulerFile } from './remote/scheduler-file'
@@ -32,6 +33,8 @@ export interface LocalClusterOptions {
   listen?: string
   /** A worker from elsewhere silent this long is taken as lost (default 300 s). */
   workerTtlMs?: number
+  /** Certificate, key (and CA) files for a tls:// `listen` address. */
+  tls?: TlsFiles
   /** Where to write the scheduler file (and its secret, FILE.secret) for them; removed on close. */
   schedulerFile?: string
   /** Called once the workers are stopped, to remove the spill directory. */
@@ -118,6 +121,7 @@ export class LocalCluster {
     this.remote = await RemoteWorkers.start(this.scheduler, {
       address,
       secret,
+      tls: o.tls,
       settings: {
         codec: o.codec,
         level: o.level,

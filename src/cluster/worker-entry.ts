@@ -12,7 +12,7 @@ const join = process.env[JOIN_ENV]
 if (!join) new Worker(new ParentTransport<SchedulerToWorker, WorkerToScheduler>())
 else {
   const spec = JSON.parse(join) as JoinSpec
-  joinScheduler(spec.scheduler, readSecretFile(spec.secretFile), spec.hello).then(
+  joinScheduler(spec.scheduler, readSecretFile(spec.secretFile), spec.hello, 30_000, spec.tls).then(
     ({ transport, ttlMs }) => {
       new Worker(transport)
       watchScheduler(transport, ttlMs)

@@ -44,6 +44,7 @@ export async function becomeWorkers(config: SetupConfig, rank: Rank, schedulerFi
         config,
         schedulerFile,
         interface: config.schedulerInterface,
+        tls: config.tlsCa || config.tlsCert ? { ca: config.tlsCa, cert: config.tlsCert, key: config.tlsKey } : undefined,
         deathTimeoutMs: 60_000,
         share: Math.max(1, rank.localSize ?? 1),
         log: (m) => log(`rank ${rank.rank}: ${m}`),

@@ -4,7 +4,7 @@
 
 import { SpillwayError } from '../../errors'
 import { VERSION } from '../../version'
-import { dial } from '../comm/address'
+import { dial, type TlsFiles } from '../comm/address'
 import { offerHandshake } from '../comm/handshake'
 import { SocketTransport } from '../comm/socket-transport'
 import type { SchedulerToWorker, WorkerToScheduler } from '../protocol'
@@ -14,6 +14,8 @@ import type { Hello, Welcome } from './hello'
 export interface JoinSpec {
   scheduler: string
   secretFile: string
+  /** For a tls:// scheduler: the CA to trust (and this worker's own certificate, where the scheduler asks for one). */
+  tls?: TlsFiles
   hello: Omit<Hello, 'kind' | 'version'>
 }
 
@@ -28,11 +30,15 @@ export async function joinScheduler(
   secret: Buffer,
   hello: Omit<Hello, 'kind' | 'version'>,
   timeoutMs = 30_000,
+  tls: TlsFiles = {},
 ): Promise<{ transport: SocketTransport<SchedulerToWorker, WorkerToScheduler>; ttlMs: number }> {
   let socket
   try {
-    socket = await dial(scheduler)
+    socket = await dial(scheduler, 10_000, tls)
   } catch (e: any) {
+    if (/certificate|SSL|TLS|self.signed/i.test(e.message)) {
+      throw new SpillwayError('ERR_SPILLWAY_AUTH', `the scheduler at ${scheduler} failed the TLS handshake: ${e.message} (give the workers the CA that signed its certificate: --tls-ca)`, { scheduler })
+    }
     throw new SpillwayError('ERR_SPILLWAY_NO_SCHEDULER', `cannot reach the scheduler at ${scheduler}: ${e.message}`, { scheduler })
   }
   let rest: Buffer

@@ -6,7 +6,7 @@
 // neither can disturb the scheduler.
 
 import type { Server, Socket } from 'node:net'
-import { listen } from '../comm/address'
+import { listen, type TlsFiles } from '../comm/address'
 import { acceptHandshake } from '../comm/handshake'
 import { SocketTransport } from '../comm/socket-transport'
 import type { SchedulerToWorker, WorkerStart, WorkerToScheduler } from '../protocol'
@@ -29,8 +29,9 @@ export interface ClusterSettings {
 }
 
 export interface ListenerOptions {
-  /** tcp://host:port to listen on (port 0 picks one). */
+  /** tcp://host:port (or tls://host:port, with `tls`) to listen on; port 0 picks one. */
   address: string
+  tls?: TlsFiles
   secret: Buffer
   settings: ClusterSettings
   log?: (level: string, message: string) => void
@@ -59,8 +60,13 @@ export class RemoteWorkers {
   static async start(scheduler: Scheduler, opts: ListenerOptions): Promise<RemoteWorkers> {
     let self: RemoteWorkers | undefined
     const pending: Socket[] = []
-    const { server, address } = await listen(opts.address, (s) => (self ? self.#accept(s) : pending.push(s)))
+    const { server, address } = await listen(opts.address, (s) => (self ? self.#accept(s) : pending.push(s)), opts.tls)
     self = new RemoteWorkers(scheduler, opts, server, address)
+    // A peer that fails the TLS handshake (no certificate, another CA, plain TCP) never reaches #accept.
+    server.on('tlsClientError', (e: Error, s: Socket) => {
+      self!.refused++
+      opts.log?.('warn', `refused a worker connection from ${s.remoteAddress}:${s.remotePort}: TLS: ${e.message}`)
+    })
     for (const s of pending) self.#accept(s)
     return self
   }

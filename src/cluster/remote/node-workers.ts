@@ -8,7 +8,7 @@ import type { SetupConfig } from '../../config'
 import { detectResources } from '../../resources'
 import { computeMemorySpec, type MemorySpec } from '../../sizing'
 import { createSpillDir } from '../../tempdir'
-import { parseAddress } from '../comm/address'
+import { parseAddress, type TlsFiles } from '../comm/address'
 import { addressOfInterface } from '../comm/interface'
 import { RemoteNanny, type NannyEnd } from './remote-nanny'
 import { readSchedulerFile, secretFileOf } from './scheduler-file'
@@ -21,6 +21,8 @@ export interface NodeWorkersOptions {
   /** ... or the scheduler's address and the secret's file. */
   scheduler?: string
   secretFile?: string
+  /** For a tls:// scheduler: the CA it is signed by (and this node's certificate and key, where it asks for one). */
+  tls?: TlsFiles
   /** Address (or interface) the workers' data servers listen on. */
   host?: string
   interface?: string
@@ -64,6 +66,7 @@ export async function runNodeWorkers(o: NodeWorkersOptions, signal?: AbortSignal
         dataHost,
         scheduler: address,
         secretFile: o.secretFile ?? secretFileOf(o.schedulerFile!),
+        tls: o.tls,
         schedulerFile: o.schedulerFile,
         terminate: o.config.memoryTerminate,
         deathTimeoutMs: o.deathTimeoutMs,

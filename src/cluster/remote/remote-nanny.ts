@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs'
 import { forkWorker, rssOf } from '../nanny'
 import { EXIT_REFUSED, EXIT_UNREACHABLE, JOIN_ENV, type JoinSpec } from './join'
 import { parseSchedulerFile } from './scheduler-file'
+import type { TlsFiles } from '../comm/address'
 
 export interface RemoteNannyOptions {
   slot: number
@@ -23,6 +24,7 @@ export interface RemoteNannyOptions {
   /** Its address; re-read from the scheduler file (when given) at each start. */
   scheduler: string
   secretFile: string
+  tls?: TlsFiles
   /** When given, its removal means the cluster closed. */
   schedulerFile?: string
   /** Kill the worker when its process memory passes this fraction of its limit. */
@@ -63,6 +65,7 @@ export class RemoteNanny {
     const spec: JoinSpec = {
       scheduler: this.o.scheduler,
       secretFile: this.o.secretFile,
+      ...(this.o.tls ? { tls: this.o.tls } : {}),
       hello: {
         host: this.o.host,
         pid: process.pid,
