@@ -16,6 +16,7 @@ const { tmpdir } = require('node:os')
 const { join } = require('node:path')
 const { parseArgs } = require('node:util')
 const { setupClient } = require('../..')
+const { timeMove } = require('../transfer/move')
 
 const { values } = parseArgs({
   options: {
@@ -96,20 +97,6 @@ function plainTcp(a, b) {
   })
 }
 
-async function move(client, a, b, seed) {
-  const fn = (name) => ({ module: join(__dirname, '..', 'transfer', 'producer.mjs'), name })
-  const value = client.submit(fn('make'), [MB, seed], { workers: [a] })
-  await value.settled()
-  let t0 = now()
-  await client.submit(fn('size'), [value], { workers: [a], pure: false }).result()
-  const local = now() - t0
-  t0 = now()
-  await client.submit(fn('size'), [value], { workers: [b], pure: false }).result()
-  const remote = now() - t0
-  value.release()
-  return Math.max(1e-6, remote - local)
-}
-
 async function main() {
   if (process.getuid?.() !== 0) throw new Error('bench/nodes needs root (network namespaces)')
   teardown()
@@ -136,7 +123,7 @@ async function main() {
     const rates = { spillway: [], plain: [] }
     for (let r = 0; r < REPS; r++) {
       for (const side of r % 2 ? ['plain', 'spillway'] : ['spillway', 'plain']) {
-        const s = side === 'plain' ? await plainTcp(a, b) : await move(remote.client, byHost.get(a.host), byHost.get(b.host), r)
+        const s = side === 'plain' ? await plainTcp(a, b) : await timeMove(remote.client, byHost.get(a.host), byHost.get(b.host), MB, r)
         rates[side].push((MB * 2 ** 20) / s / 1e6)
       }
     }

@@ -13,11 +13,11 @@ const { tmpdir } = require('node:os')
 const { join } = require('node:path')
 const { parseArgs } = require('node:util')
 const { setupClient, schedulerWorkers } = require('../..')
+const { timeMove } = require('./move')
 
 const { values } = parseArgs({ options: { mb: { type: 'string', default: '256' }, reps: { type: 'string', default: '5' } } })
 const MB = Number(values.mb)
 const REPS = Number(values.reps)
-const now = () => Number(process.hrtime.bigint()) / 1e9
 
 function plain() {
   const dir = mkdtempSync(join(tmpdir(), 'spillway-bench-'))
@@ -27,20 +27,6 @@ function plain() {
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
-}
-
-async function spillwayMove(client, a, b, seed) {
-  const fn = (name) => ({ module: join(__dirname, 'producer.mjs'), name })
-  const value = client.submit(fn('make'), [MB, seed], { workers: [a] })
-  await value.settled()
-  let t0 = now()
-  await client.submit(fn('size'), [value], { workers: [a], pure: false }).result()
-  const local = now() - t0
-  t0 = now()
-  await client.submit(fn('size'), [value], { workers: [b], pure: false }).result()
-  const remote = now() - t0
-  value.release()
-  return Math.max(1e-6, remote - local)
 }
 
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]
@@ -56,7 +42,7 @@ async function main() {
       // Alternate which side goes first.
       const order = r % 2 ? ['plain', 'spillway'] : ['spillway', 'plain']
       for (const side of order) {
-        const s = side === 'plain' ? plain() : await spillwayMove(client, a, b, r)
+        const s = side === 'plain' ? plain() : await timeMove(client, a, b, MB, r)
         rates[side].push(bytes / s / 1e6)
       }
     }

@@ -72,6 +72,25 @@ export class FrameReader {
   }
 }
 
+/**
+ * Reads frames from an authenticated socket (`rest`: bytes that came with
+ * the end of the handshake) into `onFrame`; a malformed stream drops the
+ * connection.
+ */
+export function readFrames(socket: Socket, rest: Buffer, onFrame: (frame: Buffer) => void): void {
+  const reader = new FrameReader(onFrame)
+  const feed = (c: Buffer) => {
+    try {
+      reader.push(c)
+    } catch {
+      socket.destroy()
+    }
+  }
+  socket.on('data', feed)
+  if (rest.length) feed(rest)
+  socket.resume()
+}
+
 /** Writes one frame made of `parts`; resolves once the socket can take more. */
 export function writeFrame(socket: Socket, parts: Uint8Array[]): Promise<void> {
   let len = 0

@@ -7,7 +7,7 @@ import type { Socket } from 'node:net'
 import { deserialize, serialize } from 'node:v8'
 import { SpillwayError } from '../../errors'
 import type { Transport } from '../transport'
-import { FrameReader, writeFrame } from './frames'
+import { readFrames, writeFrame } from './frames'
 
 export class SocketTransport<In, Out> implements Transport<In, Out> {
   #closed = false
@@ -23,20 +23,10 @@ export class SocketTransport<In, Out> implements Transport<In, Out> {
   ) {
     socket.setNoDelay(true)
     socket.setKeepAlive(true, 10_000)
-    const reader = new FrameReader((frame) => this.#deliver(deserialize(frame) as In))
-    const feed = (c: Buffer) => {
-      try {
-        reader.push(c)
-      } catch {
-        // A malformed frame from an authenticated peer is still a broken link.
-        socket.destroy()
-      }
-    }
-    socket.on('data', feed)
     socket.once('close', () => this.#fireClose())
     socket.on('error', () => socket.destroy())
-    if (rest.length) feed(rest)
-    socket.resume()
+    // A malformed frame from an authenticated peer is still a broken link: readFrames drops it.
+    readFrames(socket, rest, (frame) => this.#deliver(deserialize(frame) as In))
   }
 
   #waiter: ((msg: In) => void) | undefined

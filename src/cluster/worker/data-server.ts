@@ -4,7 +4,7 @@
 
 import type { Server, Socket } from 'node:net'
 import { listen } from '../comm/address'
-import { FrameReader, headed, unhead, writeFrame } from '../comm/frames'
+import { headed, readFrames, unhead, writeFrame } from '../comm/frames'
 import { acceptHandshake } from '../comm/handshake'
 
 export interface Held {
@@ -52,21 +52,11 @@ export class DataServer {
     }
     // Requests on one connection are answered in order.
     let chain = Promise.resolve()
-    const reader = new FrameReader((frame) => {
+    readFrames(socket, rest, (frame) => {
       chain = chain.then(() => this.#answer(socket, frame)).catch(() => {
         socket.destroy()
       })
     })
-    const feed = (c: Buffer) => {
-      try {
-        reader.push(c)
-      } catch {
-        socket.destroy()
-      }
-    }
-    socket.on('data', feed)
-    if (rest.length) feed(rest)
-    socket.resume()
   }
 
   async #answer(socket: Socket, frame: Buffer): Promise<void> {
