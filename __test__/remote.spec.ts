@@ -43,7 +43,8 @@ test('spillway worker processes join over TCP: the pressure test and a user pipe
   t.regex(info.address, /^tcp:\/\/127\.0\.0\.1:\d+$/)
   t.is(info.pid, process.pid)
   for (const f of [file, secretFileOf(file)]) t.is(statSync(f).mode & 0o777, 0o600, f)
-  const w = worker(['--scheduler-file', file, ...SIZE, '--temp-base-dir', dir])
+  // --nworkers: exactly two, whatever this node's cores would suggest.
+  const w = worker(['--scheduler-file', file, '--nworkers', '2', '--max-mem-gb', '3', '--reserve-mem-gb', '1', '--temp-base-dir', dir])
   t.teardown(() => void w.child.kill('SIGKILL'))
   await client.waitForWorkers(2, { timeout: 60_000 })
   const joined = Object.values(await schedulerWorkers(client))

@@ -109,10 +109,10 @@ async function main() {
   try {
     const t0 = now()
     for (const n of nodes) {
-      const cmd = `hostname ${n.host} && exec ${process.execPath} ${BIN} worker --scheduler-file ${file} --host ${n.ip} --max-workers ${PER} --threads-per-worker 1 --max-mem-gb ${PER} --reserve-mem-gb 0 --temp-base-dir ${dir}`
+      const cmd = `hostname ${n.host} && exec ${process.execPath} ${BIN} worker --scheduler-file ${file} --host ${n.ip} --nworkers ${PER} --threads-per-worker 1 --max-mem-gb ${PER} --reserve-mem-gb 0 --temp-base-dir ${dir}`
       children.push(spawn('ip', ['netns', 'exec', n.ns, 'unshare', '--uts', 'sh', '-c', cmd], { detached: true, stdio: 'ignore' }))
     }
-    await remote.client.waitForWorkers(NS * PER, { timeout: 600_000 })
+    await remote.client.waitForWorkers(NS * PER, { timeout: 180_000 })
     console.log(`${NS * PER} workers in ${NS} namespaces joined in ${(now() - t0).toFixed(1)} s`)
     const perTask = { local: [], nodes: [] }
     for (let r = 0; r < REPS; r++) {

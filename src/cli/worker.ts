@@ -16,6 +16,7 @@ const WORKER_FLAGS: FlagSpec = {
   host: 'string',
   interface: 'string',
   deathTimeout: 'number',
+  nworkers: 'number',
   tlsCa: 'string',
   lifetime: 'number',
   lifetimeStagger: 'number',
@@ -37,6 +38,7 @@ function help(): string {
     '                             127.0.0.1 when the scheduler is on loopback)',
     '  --interface <string>       listen on this network interface’s address instead (e.g. ib0)',
     '  --death-timeout <number>   seconds without a scheduler before the workers exit (default 60)',
+    '  --nworkers <number>        exactly this many worker processes, sharing the usable memory (default: as sized)',
     '  --tls-ca <string>          for a tls:// scheduler: the CA that signed its certificate (with --tls-cert and',
     '                             --tls-key when the scheduler asks workers for a certificate too)',
     '  --lifetime <number>        seconds after which the workers retire (set it below the job\'s walltime)',
@@ -48,14 +50,15 @@ function help(): string {
 export async function run(argv: string[]): Promise<number> {
   const flags = parseCommand(argv, WORKER_FLAGS, help)
   if (!flags) return 0
-  const { schedulerFile, scheduler, secretFile, host, interface: iface, deathTimeout, lifetime, lifetimeStagger, tlsCa, tlsCert, tlsKey, config: file, ...setup } = flags as Record<string, any>
+  const { schedulerFile, scheduler, secretFile, host, interface: iface, deathTimeout, nworkers, lifetime, lifetimeStagger, tlsCa, tlsCert, tlsKey, config: file, ...setup } = flags as Record<string, any>
   const problems = []
   if (!schedulerFile && !scheduler) problems.push({ field: 'scheduler-file', value: undefined, allowed: 'a scheduler file, or --scheduler tcp://host:port with --secret-file' })
   if (scheduler && !secretFile && !schedulerFile) problems.push({ field: 'secret-file', value: undefined, allowed: 'the file holding the cluster secret (with --scheduler)' })
   for (const [field, v] of [['death-timeout', deathTimeout], ['lifetime', lifetime], ['lifetime-stagger', lifetimeStagger]] as const) {
     if (v !== undefined && !(v > 0)) problems.push({ field, value: v, allowed: 'a positive number of seconds' })
   }
-  if (problems.length) throw new ConfigError(problems, 'spillway worker options')
+  if (nworkers !== undefined && !(Number.isInteger(nworkers) && nworkers > 0)) problems.push({ field: 'nworkers', value: nworkers, allowed: 'a positive integer (worker processes on this node)' })
+  if (problems.length) throw new ConfigError(problems, 'worker options')
   const config = file !== undefined ? SetupConfig.fromFile(file, setup) : new SetupConfig({ workloadType: 'cpu', ...setup })
   const log = (m: string) => process.stderr.write(`[spillway] ${m}\n`)
   const stop = new AbortController()
@@ -69,6 +72,7 @@ export async function run(argv: string[]): Promise<number> {
       secretFile,
       host,
       interface: iface,
+      nWorkers: nworkers,
       tls: tlsCa || tlsCert ? { ca: tlsCa, cert: tlsCert, key: tlsKey } : undefined,
       deathTimeoutMs: (deathTimeout ?? 60) * 1000,
       lifetimeMs: lifetime === undefined ? undefined : lifetime * 1000,

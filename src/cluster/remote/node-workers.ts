@@ -6,7 +6,8 @@
 import { hostname } from 'node:os'
 import type { SetupConfig } from '../../config'
 import { detectResources } from '../../resources'
-import { computeMemorySpec, type MemorySpec } from '../../sizing'
+import { computeMemorySpec, MIN_WORKER_BYTES, type MemorySpec } from '../../sizing'
+import { ConfigError } from '../../errors'
 import { createSpillDir } from '../../tempdir'
 import { parseAddress, type TlsFiles } from '../comm/address'
 import { addressOfInterface } from '../comm/interface'
@@ -28,6 +29,8 @@ export interface NodeWorkersOptions {
   interface?: string
   /** Without a scheduler this long, the workers exit. */
   deathTimeoutMs: number
+  /** Exactly this many worker processes (Dask's --nworkers), sharing the node's usable memory, instead of the sizing's choice. */
+  nWorkers?: number
   /** Processes on this node that each run workers like these (ranks of an allocation): they share its memory and cores. */
   share?: number
   /** Retire the workers after this long (before a walltime), each after a further random 0..stagger. */
@@ -44,13 +47,22 @@ function shareOf(spec: MemorySpec, share: number): MemorySpec {
   return { ...spec, usableBytes, nWorkers, perWorkerBytes: Math.floor(usableBytes / nWorkers) }
 }
 
+function withWorkers(spec: MemorySpec, n: number | undefined): MemorySpec {
+  if (n === undefined) return spec
+  const perWorkerBytes = Math.floor(spec.usableBytes / n)
+  if (perWorkerBytes < MIN_WORKER_BYTES) {
+    throw new ConfigError([{ field: 'nworkers', value: n, allowed: `at most ${Math.floor(spec.usableBytes / MIN_WORKER_BYTES)}: each worker needs 1 GiB of the ${(spec.usableBytes / 2 ** 30).toFixed(2)} GiB usable` }], 'worker options')
+  }
+  return { ...spec, nWorkers: n, perWorkerBytes }
+}
+
 const LOOPBACK = /^(127\.|::1$|localhost$)/
 
 /** Runs this node's workers until the cluster closes, the scheduler is gone, or `signal` aborts; says how they ended. */
 export async function runNodeWorkers(o: NodeWorkersOptions, signal?: AbortSignal): Promise<NannyEnd[]> {
   const address = o.scheduler ?? (await readSchedulerFile(o.schedulerFile!, o.deathTimeoutMs)).address
   const endpoint = parseAddress(address)
-  const spec = shareOf(computeMemorySpec(o.config, await detectResources()), o.share ?? 1)
+  const spec = withWorkers(shareOf(computeMemorySpec(o.config, await detectResources()), o.share ?? 1), o.nWorkers)
   const spill = await createSpillDir(o.config, { expectedSpillBytes: spec.usableBytes })
   // Reachable from the scheduler: loopback only when the scheduler is on loopback too.
   const dataHost = o.interface ? addressOfInterface(o.interface) : o.host ?? (endpoint.kind === 'tcp' && LOOPBACK.test(endpoint.host) ? '127.0.0.1' : hostname())
