@@ -3,11 +3,12 @@
 // as Dask's Nanny does. Each incarnation is a new worker with a new address.
 
 import { fork, type ChildProcess } from 'node:child_process'
-import { readFile, rm } from 'node:fs/promises'
+import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { SchedulerToWorker, Thresholds, WorkerMetrics, WorkerStart, WorkerToScheduler } from './protocol'
+import type { SchedulerToWorker, WorkerMetrics, WorkerStart, WorkerToScheduler } from './protocol'
 import { WorkerLostError, WorkerRpc } from './rpc'
 import type { Scheduler } from './scheduler'
+import { watchTerminate } from './terminate-watch'
 import { ChildTransport } from './transport'
 import { DEFAULT_STUCK_TIMEOUT_S } from './worker/stuck'
 import { WorkerHandle } from './worker-handle'
@@ -57,17 +58,6 @@ export function forkWorker(nthreads: number, env: Record<string, string> = {}): 
       ...env,
     },
   })
-}
-
-/** Resident memory of a process, read from /proc; undefined elsewhere. */
-export async function rssOf(pid: number): Promise<number | undefined> {
-  try {
-    const status = await readFile(`/proc/${pid}/status`, 'utf8')
-    const m = /VmRSS:\s+(\d+)\s+kB/.exec(status)
-    return m ? Number(m[1]) * 1024 : undefined
-  } catch {
-    return undefined
-  }
 }
 
 export class Nanny {
@@ -159,26 +149,16 @@ export class Nanny {
 
   #watchMemory(handle: WorkerHandle, child: ChildProcess) {
     clearInterval(this.#watch)
-    let busy = false
-    this.#watch = setInterval(async () => {
-      if (busy || !child.pid || child.exitCode !== null) return
-      busy = true
-      try {
-        const rss = (await rssOf(child.pid)) ?? handle.metrics?.rss
-        const t: Thresholds = this.scheduler.thresholds
-        if (rss !== undefined && rss > t.terminate * this.opts.memoryLimit && handle.alive) {
-          this.kills++
-          this.opts.log?.(
-            'warn',
-            `${handle.address}: process memory ${(rss / 2 ** 30).toFixed(2)} GiB exceeds ${Math.round(t.terminate * 100)}% of its ${(this.opts.memoryLimit / 2 ** 30).toFixed(2)} GiB limit; restarting`,
-          )
-          child.kill('SIGKILL')
-        }
-      } finally {
-        busy = false
-      }
-    }, 50)
-    this.#watch.unref()
+    this.#watch = watchTerminate(child, {
+      memoryLimit: this.opts.memoryLimit,
+      terminate: () => this.scheduler.thresholds.terminate,
+      fallbackRss: () => handle.metrics?.rss,
+      alive: () => handle.alive,
+      onKill: (why) => {
+        this.kills++
+        this.opts.log?.('warn', `${handle.address}: ${why}`)
+      },
+    })
   }
 
   #onExit(handle: WorkerHandle, code: number | null, signal: NodeJS.Signals | null, ready: boolean) {

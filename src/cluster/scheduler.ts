@@ -220,7 +220,11 @@ export class Scheduler extends EventEmitter {
       const choice = pickWorker(this.workers.values(), t)
       if (choice === 'none') {
         // No worker can take anything: where that is because they are stuck, the queue fails rather than waits.
-        if ([...this.workers.values()].some((w) => w.stuck)) settleStuckWork(this)
+        for (const w of this.workers.values()) {
+          if (!w.stuck) continue
+          settleStuckWork(this)
+          break
+        }
         return
       }
       if (choice === 'later') {

@@ -7,7 +7,8 @@
 
 import type { ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { forkWorker, rssOf } from '../nanny'
+import { forkWorker } from '../nanny'
+import { watchTerminate } from '../terminate-watch'
 import { EXIT_REFUSED, EXIT_UNREACHABLE, JOIN_ENV, type JoinSpec } from './join'
 import { parseSchedulerFile } from './scheduler-file'
 import type { TlsFiles } from '../comm/address'
@@ -85,16 +86,14 @@ export class RemoteNanny {
 
   #watchMemory(child: ChildProcess): void {
     clearInterval(this.#watch)
-    this.#watch = setInterval(async () => {
-      if (!child.pid || child.exitCode !== null) return
-      const rss = await rssOf(child.pid)
-      if (rss !== undefined && rss > this.o.terminate * this.o.memoryLimit && child.exitCode === null) {
+    this.#watch = watchTerminate(child, {
+      memoryLimit: this.o.memoryLimit,
+      terminate: () => this.o.terminate,
+      onKill: (why) => {
         this.kills++
-        this.o.log(`worker ${this.o.slot}: process memory ${(rss / 2 ** 30).toFixed(2)} GiB exceeds ${Math.round(this.o.terminate * 100)}% of its ${(this.o.memoryLimit / 2 ** 30).toFixed(2)} GiB limit; restarting`)
-        child.kill('SIGKILL')
-      }
-    }, 50)
-    this.#watch.unref()
+        this.o.log(`worker ${this.o.slot}: ${why}`)
+      },
+    })
   }
 
   #onExit(code: number | null, signal: NodeJS.Signals | null): void {
