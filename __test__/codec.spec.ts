@@ -48,3 +48,27 @@ test('generateChunk and reduceChunk name each mistyped argument', async (t) => {
   t.regex(r!.message, /op/)
   t.is((await reduceChunk(new Float64Array([1, 2]), 'float64', 'sum')).sum, 3)
 })
+
+test('results reuse the memory of Buffers JS has dropped, never of those it still holds', async (t) => {
+  // Large results go back to the native pool when collected; force the
+  // collections so that reuse really happens between the calls.
+  const { setFlagsFromString } = await import('node:v8')
+  const { runInNewContext } = await import('node:vm')
+  setFlagsFromString('--expose-gc')
+  const gc = runInNewContext('gc') as () => void
+  const kept: Array<{ data: Buffer; copy: Buffer; frame: Buffer; back: Buffer }> = []
+  for (let i = 0; i < 24; i++) {
+    const len = 512 * 1024 // 4 MiB: pooled
+    const data = await generateChunk(i % 2 ? { kind: 'random', seed: 9, chunkId: i, len } : { kind: 'randint', seed: 9, chunkId: i, len, low: 0, high: 10 })
+    const frame = await compress(data, ['lz4', 'zstd', 'snappy', 'none'][i % 4])
+    const back = await decompress(frame)
+    if (i % 5 === 0) kept.push({ data, copy: Buffer.from(data), frame, back })
+    gc()
+    await new Promise((r) => setImmediate(r))
+  }
+  for (const k of kept) {
+    t.true(k.data.equals(k.copy), 'a held chunk is unchanged')
+    t.true(k.back.equals(k.copy), 'a held result is unchanged')
+    t.true((await decompress(k.frame)).equals(k.copy), 'a held frame still decodes')
+  }
+})

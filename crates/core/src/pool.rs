@@ -8,9 +8,9 @@
 use std::sync::{Arc, Mutex};
 
 /// Buffers below this size are left to the allocator.
-const MIN_POOLED: usize = 1 << 20;
+pub const MIN_POOLED: usize = 1 << 20;
 /// At most this many idle buffers, and this many bytes, are kept.
-const MAX_BUFFERS: usize = 2;
+const MAX_BUFFERS: usize = 4;
 const MAX_BYTES: usize = 128 << 20;
 
 static POOL: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
@@ -19,19 +19,28 @@ fn pool() -> std::sync::MutexGuard<'static, Vec<Vec<u8>>> {
     POOL.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// An empty buffer with room for `len` bytes, for a writer that fills it (a
-/// generator, `read_to_end`): a pooled one if its size matches, else a new
-/// one. Nothing is zeroed first, which would be a whole extra pass over it.
-pub fn take_empty(len: usize) -> Vec<u8> {
-    if len >= MIN_POOLED {
-        let mut p = pool();
-        if let Some(i) = p.iter().position(|v| v.len() == len) {
-            let mut v = p.swap_remove(i);
-            v.clear();
-            return v;
-        }
+/// A pooled buffer whose capacity fits `len` without wasting more than a
+/// quarter of it, if there is one.
+fn take_fitting(len: usize) -> Option<Vec<u8>> {
+    if len < MIN_POOLED {
+        return None;
     }
-    advise_huge(Vec::with_capacity(len))
+    let mut p = pool();
+    let i = p.iter().position(|v| v.capacity() >= len && v.capacity() - len <= len / 4)?;
+    Some(p.swap_remove(i))
+}
+
+/// An empty buffer with room for `len` bytes, for a writer that fills it (a
+/// generator, `read_to_end`): a pooled one if one fits, else a new one.
+/// Nothing is zeroed first, which would be a whole extra pass over it.
+pub fn take_empty(len: usize) -> Vec<u8> {
+    match take_fitting(len) {
+        Some(mut v) => {
+            v.clear();
+            v
+        }
+        None => Vec::with_capacity(len),
+    }
 }
 
 /// An owned copy of `bytes`, in a pooled buffer when one fits: a chunk
@@ -42,14 +51,16 @@ pub fn copy_of(bytes: &[u8]) -> Vec<u8> {
     v
 }
 
-/// Returns a buffer for reuse (or drops it when the pool is full).
+/// Returns a buffer for reuse (or drops it when the pool is full). The
+/// binding gives back the buffers JS has dropped, so a caller compressing
+/// chunk after chunk reuses the same memory, as it would on the JS heap.
 pub fn give(v: Vec<u8>) {
-    if v.len() < MIN_POOLED || v.len() > MAX_BYTES {
+    if v.capacity() < MIN_POOLED || v.capacity() > MAX_BYTES {
         return;
     }
     let mut p = pool();
-    let held: usize = p.iter().map(|b| b.len()).sum();
-    if p.len() < MAX_BUFFERS && held + v.len() <= MAX_BYTES {
+    let held: usize = p.iter().map(|b| b.capacity()).sum();
+    if p.len() < MAX_BUFFERS && held + v.capacity() <= MAX_BYTES {
         p.push(v);
     }
 }
@@ -64,52 +75,37 @@ pub fn recycle(data: Arc<Vec<u8>>) {
 /// Drops every idle buffer, returning their memory to the OS.
 pub fn clear() -> usize {
     let mut p = pool();
-    let n = p.iter().map(|b| b.len()).sum();
+    let n = p.iter().map(|b| b.capacity()).sum();
     p.clear();
     n
 }
 
 /// Bytes held idle in the pool.
 pub fn idle_bytes() -> usize {
-    pool().iter().map(|b| b.len()).sum()
+    pool().iter().map(|b| b.capacity()).sum()
 }
 
-/// A zeroed buffer of `len` bytes for a kernel's output. Large ones are
-/// fresh mappings that the kernel then faults in page by page, which costs
-/// more than generating or decoding into them; on Linux they are marked for
-/// transparent huge pages first, so a 32 MB chunk takes 16 faults, not 8192.
+/// A buffer of `len` initialised bytes for a kernel to overwrite whole. A
+/// pooled one is taken when it fits: fresh pages cost the kernel a fault
+/// and a zeroing each, 14-18 ms for 32 MB on this project's machine, more
+/// than lz4 spends compressing them. Only the part beyond what the pooled
+/// buffer already held is zeroed.
 pub(crate) fn fresh(len: usize) -> Vec<u8> {
-    advise_huge(vec![0u8; len])
-}
-
-#[cfg(target_os = "linux")]
-const HUGE_MIN: usize = 4 << 20;
-
-/// Marks a large allocation for transparent huge pages (Linux only).
-fn advise_huge(v: Vec<u8>) -> Vec<u8> {
-    #[cfg(target_os = "linux")]
-    if v.capacity() >= HUGE_MIN {
-        madvise_huge(v.as_ptr(), v.capacity());
-    }
-    v
-}
-
-#[cfg(target_os = "linux")]
-fn madvise_huge(ptr: *const u8, len: usize) {
-    extern "C" {
-        fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
-    }
-    const MADV_HUGEPAGE: i32 = 14;
-    const PAGE: usize = 4096;
-    let start = (ptr as usize).next_multiple_of(PAGE);
-    let end = (ptr as usize + len) & !(PAGE - 1);
-    if end > start {
-        // SAFETY: the range lies inside the allocation just made; the advice
-        // only changes how the kernel backs it, never its contents. Failure
-        // (e.g. THP disabled) is harmless and ignored.
-        unsafe {
-            madvise(start as *mut std::ffi::c_void, end - start, MADV_HUGEPAGE);
+    match take_fitting(len) {
+        Some(mut v) => {
+            if v.len() >= len {
+                v.truncate(len);
+            } else {
+                v.resize(len, 0);
+            }
+            v
         }
+        // No MADV_HUGEPAGE: with the kernel's defrag=madvise it makes faults
+        // wait for compaction, and the marked ranges, once freed and reused
+        // by the allocator, stall whatever lands there. Measured with
+        // bench/dask/spillway_bench.js --case random: spill writes 4.2-6.1 s
+        // summed with the advice against 1.2-1.3 s without.
+        None => vec![0u8; len],
     }
 }
 
@@ -136,5 +132,24 @@ mod tests {
         assert_eq!(idle_bytes(), MAX_BUFFERS * (2 << 20));
         assert_eq!(clear(), MAX_BUFFERS * (2 << 20));
         assert_eq!(idle_bytes(), 0);
+    }
+
+    #[test]
+    fn fresh_reuses_a_buffer_that_fits_and_never_a_much_larger_one() {
+        clear();
+        let a = vec![7u8; 4 << 20];
+        let ptr = a.as_ptr();
+        give(a);
+        let small = fresh(1 << 20);
+        assert_ne!(small.as_ptr(), ptr, "a 1 MiB output does not take a 4 MiB buffer");
+        let b = fresh((4 << 20) - 100);
+        assert_eq!((b.as_ptr(), b.len()), (ptr, (4 << 20) - 100));
+        let mut shorter = b;
+        shorter.truncate(3 << 20);
+        give(shorter);
+        let c = fresh(4 << 20);
+        assert_eq!((c.as_ptr(), c.len()), (ptr, 4 << 20), "grown back to the length asked for");
+        assert!(c[(3 << 20)..].iter().all(|&x| x == 0), "only the new tail is zeroed");
+        clear();
     }
 }

@@ -35,14 +35,14 @@ pub struct GenerateTask(ChunkSpec);
 
 impl Task for GenerateTask {
     type Output = Vec<u8>;
-    type JsValue = Buffer;
+    type JsValue = Unknown<'static>;
 
     fn compute(&mut self) -> Result<Vec<u8>> {
         self.0.generate().map_err(to_js)
     }
 
-    fn resolve(&mut self, _: Env, out: Vec<u8>) -> Result<Buffer> {
-        Ok(out.into())
+    fn resolve(&mut self, env: Env, out: Vec<u8>) -> Result<Unknown<'static>> {
+        crate::buffer::to_js_buffer(&env, out)
     }
 }
 

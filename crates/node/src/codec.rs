@@ -18,14 +18,14 @@ pub struct CompressTask {
 
 impl Task for CompressTask {
     type Output = Vec<u8>;
-    type JsValue = Buffer;
+    type JsValue = Unknown<'static>;
 
     fn compute(&mut self) -> Result<Vec<u8>> {
         codec::encode_to_vec(&self.data, self.codec, self.level).map_err(to_js)
     }
 
-    fn resolve(&mut self, _: Env, out: Vec<u8>) -> Result<Buffer> {
-        Ok(out.into())
+    fn resolve(&mut self, env: Env, out: Vec<u8>) -> Result<Unknown<'static>> {
+        crate::buffer::to_js_buffer(&env, out)
     }
 }
 
@@ -43,14 +43,14 @@ pub struct DecompressTask {
 
 impl Task for DecompressTask {
     type Output = Vec<u8>;
-    type JsValue = Buffer;
+    type JsValue = Unknown<'static>;
 
     fn compute(&mut self) -> Result<Vec<u8>> {
         codec::decode(&self.data).map_err(to_js)
     }
 
-    fn resolve(&mut self, _: Env, out: Vec<u8>) -> Result<Buffer> {
-        Ok(out.into())
+    fn resolve(&mut self, env: Env, out: Vec<u8>) -> Result<Unknown<'static>> {
+        crate::buffer::to_js_buffer(&env, out)
     }
 }
 

@@ -1,6 +1,7 @@
 //! napi-rs binding: `#[napi]` wrappers that convert types and call
 //! `spillway_core`. Heavy work runs in `AsyncTask`s off the JS thread.
 
+mod buffer;
 mod chunk;
 mod codec;
 mod error;

@@ -142,7 +142,7 @@ impl Task for SpillTask {
     fn resolve(&mut self, env: Env, out: Outcome) -> Result<Unknown<'static>> {
         let v = match out {
             Outcome::Nothing => ().into_unknown(&env)?,
-            Outcome::Data(Some(d)) => Buffer::from(d).into_unknown(&env)?,
+            Outcome::Data(Some(d)) => crate::buffer::to_js_buffer(&env, d)?,
             Outcome::Data(None) | Outcome::Stored(None) | Outcome::Partial(None) => Null.into_unknown(&env)?,
             Outcome::Stored(Some((frame, data))) => NativeStoredBytes { frame, data: data.into() }.into_unknown(&env)?,
             Outcome::Count(n) => (n as f64).into_unknown(&env)?,
