@@ -14,5 +14,10 @@ test('a worker above its pause threshold takes no new tasks until its memory fal
   await client.scheduler.setThresholds({ target: 0.75, spill: 0.85, pause: 0.92 })
   await x.wait()
   t.true(Math.abs((await client.compute(x.mean())) - 0.5) < 0.01)
-  for (const w of Object.values(await schedulerWorkers(client))) t.is(w.status, 'running')
+  for (const w of Object.values(await schedulerWorkers(client))) {
+    t.is(w.status, 'running')
+    // The second of waiting above is in each worker's own count of time paused.
+    t.true(w.metrics.timings.pausedSeconds >= 0.9, `paused ${w.metrics.timings.pausedSeconds} s`)
+    t.true(w.metrics.timings.taskSeconds > 0, `ran tasks for ${w.metrics.timings.taskSeconds} s`)
+  }
 })

@@ -6,21 +6,18 @@
 // alternately, each case on a fresh cluster, and prints a table of medians.
 //
 //   npm run bench:dask                    (node bench/dask/run.js [flags])
-//     --reps N     repetitions per side and case (default 3)
+//     --reps N     repetitions per side and case (default 5)
 //     --quick      smaller sizes (16 000², 2 000 tiny tasks), 1 rep unless --reps
 //     --only a,b   cases by name (or --only=a,b): random, randint-lz4, ..., tasks
 //     --json       print the figures as JSON instead of the table
 //     --verbose    show both sides' stderr
 'use strict'
 
-const { spawnSync, execFileSync } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
+const { ROOT, ensureVenv, machine, runSide } = require('./sides')
 
-const ROOT = path.resolve(__dirname, '..', '..')
-const VENV = path.join(ROOT, 'bench', '.venv')
-const PY = path.join(VENV, 'bin', 'python')
 const argv = process.argv.slice(2)
 const flag = (name) => argv.includes(name)
 // `--flag value` or `--flag=value` (bench/core's style, as `npm run bench` passes both suites the same flags).
@@ -33,14 +30,12 @@ const value = (name) => {
 const JSON_OUT = flag('--json')
 const QUICK = flag('--quick')
 const VERBOSE = flag('--verbose')
-const REPS = Number(value('--reps') ?? (QUICK ? 1 : 3))
+const REPS = Number(value('--reps') ?? (QUICK ? 1 : 5))
 const ONLY = value('--only')?.split(',')
 const NAMES = ['random', 'randint-lz4', 'randint-zstd', 'randint-snappy', 'randint-none', 'randint-auto', 'tasks', 'submit', 'map', 'pipeline']
 const log = JSON_OUT ? (...a) => console.error(...a) : (...a) => console.log(...a)
 
 const SIZE = QUICK ? { n: 16_000, chunk: 2_000, ntasks: 2_000, slices: 12, records: 4_194_304 } : { n: 20_000, chunk: 2_000, ntasks: 10_000, slices: 48, records: 4_194_304 }
-// PyPI names and the modules they provide.
-const PY_PACKAGES = { dask: 'dask', distributed: 'distributed', numpy: 'numpy', lz4: 'lz4', zstandard: 'zstandard', 'python-snappy': 'snappy' }
 
 const CASES = [
   { name: 'random', label: '(a) random 3.2 GB, mean', case: 'random', codec: 'auto', target: 0.33 },
@@ -56,87 +51,6 @@ const CASES = [
   { name: 'map', label: `(d) ${SIZE.ntasks} tiny tasks by one map + gather`, case: 'map', codec: 'auto', target: 0.1 },
   { name: 'pipeline', label: `(e) user pipeline, ${SIZE.slices} slices (${((SIZE.slices * SIZE.records * 16) / 2 ** 30).toFixed(1)} GiB)`, case: 'pipeline', codec: 'auto', target: 0.33 },
 ].filter((c) => !ONLY || !ONLY.some((n) => NAMES.includes(n)) || ONLY.includes(c.name))
-
-// ---- environment ------------------------------------------------------------
-
-function pythonEnv() {
-  // Some processors get OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE set; numpy runs
-  // here without them (as in bench/core).
-  const env = { ...process.env }
-  delete env.OPENBLAS_CORETYPE
-  delete env.OPENBLAS_L2_SIZE
-  return env
-}
-
-function venvReady() {
-  if (!fs.existsSync(PY)) return false
-  const r = spawnSync(PY, ['-c', `import ${Object.values(PY_PACKAGES).join(', ')}`], { env: pythonEnv(), stdio: 'ignore' })
-  return r.status === 0
-}
-
-/** Creates or completes bench/.venv; a venv that imports everything is left as is. */
-function ensureVenv() {
-  if (venvReady()) return
-  log('Setting up bench/.venv with ' + Object.keys(PY_PACKAGES).join(', ') + ' …')
-  const extra = Object.keys(PY_PACKAGES).filter((p) => p !== 'numpy').join(' ')
-  const script = path.join(ROOT, 'bench', 'setup-venv.sh')
-  const env = { ...pythonEnv(), BENCH_EXTRA_PACKAGES: extra }
-  try {
-    execFileSync('bash', [script], { env, stdio: ['ignore', 'ignore', 'inherit'] })
-  } catch {
-    // setup-venv.sh checks the imports by package name, which misses
-    // python-snappy's module; whatever it reports, the check below decides.
-  }
-  if (!venvReady()) {
-    execFileSync(path.join(VENV, 'bin', 'pip'), ['install', '--quiet', ...Object.keys(PY_PACKAGES)], { env, stdio: 'inherit' })
-  }
-  if (!venvReady()) throw new Error(`bench/.venv cannot import ${Object.values(PY_PACKAGES).join(', ')}`)
-}
-
-function sh(cmd, args) {
-  try {
-    return execFileSync(cmd, args, { encoding: 'utf8', env: pythonEnv() }).trim()
-  } catch {
-    return undefined
-  }
-}
-
-function machine() {
-  const model = (sh('lscpu', []) || '').split('\n').find((l) => /^Model name/.test(l))
-  const pyv = sh(PY, ['-c', 'import sys, dask, distributed, numpy; print(sys.version.split()[0], dask.__version__, distributed.__version__, numpy.__version__)'])
-  const [python, dask, distributed, numpy] = (pyv || '').split(' ')
-  return {
-    nproc: os.availableParallelism?.() ?? os.cpus().length,
-    cpu: model ? model.replace(/^Model name:\s*/, '') : os.cpus()[0]?.model,
-    memTotalGib: os.totalmem() / 2 ** 30,
-    freeG: sh('free', ['-g']),
-    node: process.version,
-    python,
-    dask,
-    distributed,
-    numpy,
-    spillway: require(path.join(ROOT, 'package.json')).version,
-  }
-}
-
-// ---- running one side ---------------------------------------------------------
-
-function runSide(side, c) {
-  const args = ['--case', c.case, '--codec', c.codec, '--n', String(SIZE.n), '--chunk', String(SIZE.chunk), '--ntasks', String(SIZE.ntasks), '--slices', String(SIZE.slices), '--records', String(SIZE.records)]
-  const [cmd, script, env] =
-    side === 'dask'
-      ? [PY, path.join(__dirname, 'dask_bench.py'), pythonEnv()]
-      : [process.execPath, path.join(__dirname, 'spillway_bench.js'), process.env]
-  const load = os.loadavg()[0]
-  const r = spawnSync(cmd, [script, ...args], { env, encoding: 'utf8', timeout: 15 * 60_000, maxBuffer: 64 << 20 })
-  if (VERBOSE && r.stderr) process.stderr.write(r.stderr)
-  const last = (r.stdout || '').trim().split('\n').pop()
-  if (r.status !== 0 || !last) {
-    const why = r.error ? r.error.message : `exit ${r.status}${r.signal ? ` (${r.signal})` : ''}`
-    return { side, error: `${why}: ${(r.stderr || '').trim().split('\n').slice(-3).join(' | ')}` }
-  }
-  return { ...JSON.parse(last), loadBefore: load }
-}
 
 // ---- answers ------------------------------------------------------------------
 
@@ -172,6 +86,11 @@ function summarise(c, runs) {
       runs: ok.length,
       errors: runs.filter((r) => r.side === name && r.error).map((r) => r.error),
       seconds: pick('seconds'),
+      secondsMin: Math.min(...ok.map((r) => r.seconds)),
+      secondsMax: Math.max(...ok.map((r) => r.seconds)),
+      // Repetitions that started with the load average above the CPU count
+      // (another process busy, or the previous run's tail).
+      loadedRuns: ok.filter((r) => r.loadBefore > os.availableParallelism()).length,
       persistSeconds: pick('persistSeconds'),
       reduceSeconds: pick('reduceSeconds'),
       startupSeconds: pick('startupSeconds'),
@@ -210,12 +129,14 @@ const gib = (b) => (b === undefined ? '—' : (b / 2 ** 30).toFixed(2))
 const ratio2 = (x) => (x === undefined ? '—' : x.toFixed(3))
 const secs = (s) => (s === undefined ? '—' : s.toFixed(2))
 
+const spread = (s) => (s.runs ? `${secs(s.secondsMin)} / ${secs(s.seconds)} / ${secs(s.secondsMax)}${s.loadedRuns ? ` (${s.loadedRuns} loaded)` : ''}` : '—')
+
 function table(rows) {
-  const head = ['workload', 'Dask s', 'spillway s', 'ratio', 'target', 'met', 'spill GiB D/S', 'disk/mem D/S', 'peak mem GiB D/S', 'held at end GiB D/S', 'answers']
+  const head = ['workload', 'Dask s min / med / max', 'spillway s min / med / max', 'ratio (medians)', 'target', 'met', 'spill GiB D/S', 'disk/mem D/S', 'peak mem GiB D/S', 'held at end GiB D/S', 'answers']
   const body = rows.map((r) => [
     r.label,
-    secs(r.dask.seconds),
-    secs(r.spillway.seconds),
+    spread(r.dask),
+    spread(r.spillway),
     r.ratio === undefined ? '—' : r.ratio.toFixed(3),
     `≤ ${r.target}`,
     r.met === undefined ? '—' : r.met ? 'yes' : 'NO',
@@ -263,7 +184,7 @@ function notes(rows) {
 // ---- main -------------------------------------------------------------------------
 
 function main() {
-  ensureVenv()
+  ensureVenv(log)
   const m = machine()
   const loadStart = os.loadavg()
   log(`bench/dask: ${CASES.length} cases × ${REPS} reps × 2 sides, ${SIZE.n}² (chunks ${SIZE.chunk}), ${SIZE.ntasks} tiny tasks; load ${loadStart.map((l) => l.toFixed(2)).join(' ')}`)
@@ -275,7 +196,7 @@ function main() {
       // falls on both.
       const order = (rep + CASES.indexOf(c)) % 2 ? ['spillway', 'dask'] : ['dask', 'spillway']
       for (const side of order) {
-        const r = runSide(side, c)
+        const r = runSide(side, c, SIZE, VERBOSE)
         runs.get(c.name).push({ ...r, rep })
         log(`  rep ${rep + 1}/${REPS} ${c.name.padEnd(14)} ${side.padEnd(8)} ${r.error ? 'FAILED ' + r.error : `${r.seconds.toFixed(2)} s, spill ${gib(r.spilledBytes)} GiB, answer ${r.answer}`}`)
       }
@@ -303,7 +224,7 @@ function main() {
     log('')
     log(`machine: ${m.nproc} CPUs (${m.cpu}), ${m.memTotalGib.toFixed(1)} GiB; node ${m.node}, python ${m.python}, dask ${m.dask}, distributed ${m.distributed}, numpy ${m.numpy}`)
     log(`load average at start ${loadStart.map((l) => l.toFixed(2)).join(' ')}, at end ${result.load.end.map((l) => l.toFixed(2)).join(' ')}; ${result.wallSeconds.toFixed(0)} s`)
-    log(`ratio = spillway median / Dask median over ${REPS} rep(s); spill = bytes on disk from the scheduler's metrics with the array still held`)
+    log(`ratio = spillway median / Dask median over ${REPS} rep(s), met only when the medians meet it; "loaded": runs that started with the load average above the CPU count; spill = bytes on disk from the scheduler's metrics with the array still held`)
     log('')
     log(table(rows))
     log(phases(rows))

@@ -137,6 +137,8 @@ async function main() {
       spilledMemoryBytes: sum((m) => m.spilledBytes?.memory),
       samples: mon.samples.length,
       workers: workers.length,
+      memoryLimit: workers[0]?.metrics.memoryLimit,
+      thresholds: workers[0]?.metrics.thresholds,
       timings: {
         // Summed over workers; the workers run in parallel, so these add up
         // to about twice the wall time they cover.
@@ -147,6 +149,8 @@ async function main() {
         spillBytesWritten: sum((m) => m.spillBytesWritten),
         unspillBytesRead: sum((m) => m.unspillBytesRead),
         tasksDone: sum((m) => m.taskCounts?.done),
+        taskSeconds: sum((m) => m.timings?.taskSeconds),
+        pausedSeconds: sum((m) => m.timings?.pausedSeconds),
       },
       versions: { node: process.version, spillway: require('../../package.json').version },
     }

@@ -67,6 +67,11 @@ export interface WorkerMetrics extends SpillMetrics {
   memoryLimit: number
   thresholds: Thresholds
   taskCounts: { executing: number; done: number; failed: number }
+  /**
+   * Where the worker's time went: running tasks (summed over its slots; a
+   * built-in chunk's includes the spill writes it caused) and paused.
+   */
+  timings: { taskSeconds: number; pausedSeconds: number }
   /** Bytes and values moved to and from other workers. */
   transfer: { incomingBytes: number; incomingCount: number; outgoingBytes: number; outgoingCount: number }
   /** Set while the worker is stuck (paused, cannot spill, no progress). */

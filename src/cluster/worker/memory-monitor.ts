@@ -28,6 +28,8 @@ export class MemoryMonitor {
   // for them only writes values to disk during a read-only scan.
   transientBytes = 0
   #evicting = false
+  #pausedSeconds = 0
+  #pausedSince: number | undefined
   #lastGc = 0
   readonly #warnings: SpillWarnings
   readonly #stuck: StuckDetector
@@ -47,6 +49,19 @@ export class MemoryMonitor {
     this.#stuck = new StuckDetector(options.stuckTimeoutMs)
   }
 
+  /** Seconds spent paused so far, the current pause included. */
+  get pausedSeconds(): number {
+    return this.#pausedSeconds + (this.#pausedSince === undefined ? 0 : (performance.now() - this.#pausedSince) / 1000)
+  }
+
+  #timePaused(next: WorkerStatus): void {
+    if (next === 'paused') this.#pausedSince ??= performance.now()
+    else if (this.#pausedSince !== undefined) {
+      this.#pausedSeconds += (performance.now() - this.#pausedSince) / 1000
+      this.#pausedSince = undefined
+    }
+  }
+
   /** Set while the worker is stuck: paused, unable to spill, no progress. */
   get stuck(): StuckReport | undefined {
     return this.#stuck.report
@@ -58,6 +73,7 @@ export class MemoryMonitor {
     if (rss > this.thresholds.target * this.memoryLimit) rss = this.#collect(rss, m.memoryBytes)
     const action = memoryAction(rss, this.memoryLimit, this.thresholds, m.memoryBytes)
     if (action.status !== this.status && this.status !== 'closing') {
+      this.#timePaused(action.status)
       this.status = action.status
       this.onStatus()
     }

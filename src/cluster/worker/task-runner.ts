@@ -21,6 +21,8 @@ interface Loaded {
 
 export class TaskRunner {
   readonly counts = { executing: 0, done: 0, failed: 0 }
+  /** Seconds spent running tasks, summed over the slots that ran them. */
+  taskSeconds = 0
   readonly #functions = new UserFunctions()
   // Runs execute through `slots`; the next ones load their function and
   // inputs through `loads` meanwhile, so reading a spilled input or fetching
@@ -108,6 +110,7 @@ export class TaskRunner {
       return { nbytes: 0, skipped: true }
     }
     this.counts.executing++
+    const started = performance.now()
     try {
       const result = task.fn === 'chunk' ? { nbytes: await this.buffer.generate(key, task.spec) } : await this.#call(key, task, who, loaded!, controller)
       this.counts.done++
@@ -117,6 +120,7 @@ export class TaskRunner {
       throw e
     } finally {
       loaded?.lease.release()
+      this.taskSeconds += (performance.now() - started) / 1000
       this.counts.executing--
       this.#slots.release()
     }

@@ -66,6 +66,7 @@ export class Worker {
       memoryLimit: p.config.memoryLimit,
       thresholds: { ...p.monitor.thresholds },
       taskCounts: { ...p.runner.counts },
+      timings: { taskSeconds: p.runner.taskSeconds, pausedSeconds: p.monitor.pausedSeconds },
       transfer: { ...this.#transfer, incomingBytes: p.client.incomingBytes, incomingCount: p.client.incomingCount },
       stuck: p.monitor.stuck,
       time: Date.now(),
