@@ -1,5 +1,5 @@
 import test from 'ava'
-import { availableCodecs, compress, decompress, frameInfo, generateChunk, reduceChunk } from 'spillway'
+import { availableCodecs, compress, compressSync, decompress, decompressSync, frameInfo, generateChunk, reduceChunk, reduceChunkSync } from 'spillway'
 
 test('availableCodecs lists every compiled codec', (t) => {
   t.deepEqual(availableCodecs().sort(), ['lz4', 'none', 'snappy', 'zlib', 'zstd'])
@@ -71,4 +71,28 @@ test('results reuse the memory of Buffers JS has dropped, never of those it stil
     t.true(k.back.equals(k.copy), 'a held result is unchanged')
     t.true((await decompress(k.frame)).equals(k.copy), 'a held frame still decodes')
   }
+})
+
+test('the sync variants make and read the same frames and partials, and reject bad input the same way', async (t) => {
+  const ints = await generateChunk({ kind: 'randint', seed: 3, chunkId: 0, len: 300_000, low: 0, high: 10 })
+  const floats = await generateChunk({ kind: 'random', seed: 3, chunkId: 1, len: 300_000 })
+  for (const codec of [...availableCodecs(), 'auto']) {
+    for (const data of [ints, floats, Buffer.alloc(0)]) {
+      const frame = compressSync(data, codec)
+      t.true(frame.equals(await compress(data, codec)), `${codec}: the same frame either way`)
+      t.true(decompressSync(frame).equals(data), codec)
+      t.true(decompressSync(await compress(data, codec)).equals(data), codec)
+    }
+  }
+  for (const op of ['sum', 'mean', 'min', 'max', 'var', 'std', 'count']) {
+    t.deepEqual(reduceChunkSync(floats, 'float64', op), await reduceChunk(floats, 'float64', op), op)
+    t.deepEqual(reduceChunkSync(ints, 'int64', op), await reduceChunk(ints, 'int64', op), op)
+  }
+  t.throws(() => compressSync(ints, 'lz5'), { code: 'ERR_SPILLWAY_UNKNOWN_CODEC', message: /lz5.*'lz4'/ })
+  t.throws(() => compressSync(ints, 'zstd', 40), { code: 'ERR_SPILLWAY_INVALID_LEVEL', message: /40/ })
+  const bad = Buffer.from(compressSync(ints, 'lz4'))
+  bad[bad.length - 5] ^= 0xff
+  t.throws(() => decompressSync(bad), { code: 'ERR_SPILLWAY_CORRUPT_FRAME' })
+  t.throws(() => reduceChunkSync(ints, 'float32', 'sum'), { message: /float32/ })
+  t.throws(() => reduceChunkSync(ints, 'int64', 'median' as never), { message: /median/ })
 })

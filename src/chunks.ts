@@ -48,6 +48,13 @@ export async function reduceChunk(data: Buffer | ArrayBufferView, dtype: string,
   return callNative(() => callNativeSync(() => native.reduceChunk(buf, dtype, op)))
 }
 
+/** `reduceChunk` on the calling thread: no hop to the thread pool and back. */
+export function reduceChunkSync(data: Buffer | ArrayBufferView, dtype: string, op: string): Binding.JsPartial {
+  checkReduce(dtype, op, 'reduceChunkSync arguments')
+  const buf = toBuffer(data)
+  return callNativeSync(() => native.reduceChunkSync(buf, dtype, op))
+}
+
 export function combinePartials(partials: Binding.JsPartial[]): Binding.JsPartial {
   return callNativeSync(() => native.combinePartials(partials))
 }

@@ -25,6 +25,22 @@ export function compress(data: Buffer | ArrayBufferView, codec: CodecName | stri
   return callNative(() => callNativeSync(() => native.compress(buf, codec, level ?? undefined)))
 }
 
+/**
+ * `compress` on the calling thread (as lz4-napi's `compressSync`): no hop to
+ * the thread pool and back, which for a few MB costs as much as the work.
+ * It blocks the event loop while it runs.
+ */
+export function compressSync(data: Buffer | ArrayBufferView, codec: CodecName | string = 'auto', level?: number): Buffer {
+  const buf = toBuffer(data)
+  return callNativeSync(() => native.compressSync(buf, codec, level ?? undefined))
+}
+
+/** `decompress` on the calling thread; blocks the event loop while it runs. */
+export function decompressSync(data: Buffer | ArrayBufferView): Buffer {
+  const buf = toBuffer(data)
+  return callNativeSync(() => native.decompressSync(buf))
+}
+
 /** Verifies and decodes a frame made by `compress` or the SpillBuffer. */
 export function decompress(data: Buffer | ArrayBufferView): Promise<Buffer> {
   const buf = toBuffer(data)

@@ -17,6 +17,8 @@ const zlib = require('node:zlib')
 const { promisify } = require('node:util')
 
 const spillway = require('../..')
+const { printReport } = require('./report')
+const { MB, alternate, median, rateOf, spreadOf } = require('./timing')
 
 const ROOT = path.resolve(__dirname, '..', '..')
 const JSON_OUT = process.argv.includes('--json')
@@ -26,26 +28,6 @@ const ONLY = (process.argv.find((a) => a.startsWith('--only=')) || '--only=codec
 const log = JSON_OUT ? (...a) => console.error(...a) : (...a) => console.log(...a)
 
 const N = 4_000_000 // values per buffer: 32 MB of float64 or int64
-const MB = 1e6
-
-// ---- timing ---------------------------------------------------------------
-
-/** Median seconds of `fn` (sync or async) after a warm-up, repeating until
- *  `minReps` runs and about `budget` seconds, at most `maxReps` runs. */
-async function median(fn, { warmup = 1, minReps = QUICK ? 2 : 5, maxReps = QUICK ? 3 : 9, budget = QUICK ? 0.5 : 2 } = {}) {
-  for (let i = 0; i < warmup; i++) await fn()
-  const times = []
-  const start = process.hrtime.bigint()
-  while (times.length < maxReps) {
-    const t = process.hrtime.bigint()
-    await fn()
-    times.push(Number(process.hrtime.bigint() - t) / 1e9)
-    const spent = Number(process.hrtime.bigint() - start) / 1e9
-    if (times.length >= minReps && spent > budget) break
-  }
-  times.sort((a, b) => a - b)
-  return times[Math.floor(times.length / 2)]
-}
 
 function tryRequire(name) {
   try {
@@ -105,27 +87,34 @@ async function benchCodecs(datasets) {
       const frame = await spillway.compress(buf, codec, level)
       const back = await spillway.decompress(frame)
       if (!back.equals(buf)) throw new Error(`spillway ${label} did not round-trip ${dname}`)
-      const sc = await median(() => spillway.compress(buf, codec, level))
-      const sd = await median(() => spillway.decompress(frame))
-      const row = {
-        data: dname,
-        codec: label,
-        spillway: { ratio: buf.length / frame.length, compressMBs: buf.length / MB / sc, decompressMBs: buf.length / MB / sd },
-        peers: [],
-      }
+      const peers = []
       for (const peer of peersFor(codec, level)) {
         const out = await peer.c(buf)
         const dec = await peer.d(out)
         if (!Buffer.from(dec).equals(buf)) throw new Error(`${peer.name} ${label} did not round-trip ${dname}`)
-        const pc = await median(() => peer.c(buf))
-        const pd = await median(() => peer.d(out))
-        row.peers.push({
-          name: peer.name,
-          mode: peer.mode,
-          ratio: buf.length / out.length,
-          compressMBs: buf.length / MB / pc,
-          decompressMBs: buf.length / MB / pd,
-        })
+        peers.push({ ...peer, out })
+      }
+      // spillway's own variants, as the peers' are: async (the thread pool)
+      // and sync (the calling thread); its figure is the faster median.
+      const c = await alternate([() => spillway.compress(buf, codec, level), () => spillway.compressSync(buf, codec, level), ...peers.map((p) => () => p.c(buf))])
+      const d = await alternate([() => spillway.decompress(frame), () => spillway.decompressSync(frame), ...peers.map((p) => () => p.d(p.out))])
+      const variants = ['async', 'sync'].map((mode, i) => ({ mode, compress: rateOf(buf.length, c[i]), decompress: rateOf(buf.length, d[i]) }))
+      const fastest = (k) => variants.reduce((a, b) => (b[k].median > a[k].median ? b : a))
+      const row = {
+        data: dname,
+        codec: label,
+        spillway: { ratio: buf.length / frame.length, compress: fastest('compress').compress, decompress: fastest('decompress').decompress, compressMode: fastest('compress').mode, decompressMode: fastest('decompress').mode, variants },
+        peers: peers.map((p, i) => ({
+          name: p.name,
+          mode: p.mode,
+          ratio: buf.length / p.out.length,
+          compress: rateOf(buf.length, c[i + 2]),
+          decompress: rateOf(buf.length, d[i + 2]),
+        })),
+      }
+      for (const side of [row.spillway, ...row.peers]) {
+        side.compressMBs = side.compress.median
+        side.decompressMBs = side.decompress.median
       }
       if (row.peers.length) {
         const bestC = row.peers.reduce((a, b) => (b.compressMBs > a.compressMBs ? b : a))
@@ -136,13 +125,13 @@ async function benchCodecs(datasets) {
           compressRatio: row.spillway.compressMBs / bestC.compressMBs,
           decompressRatio: row.spillway.decompressMBs / bestD.decompressMBs,
         }
-        // Like with like: spillway's calls are async, so also against the
-        // peer's async API where it has one.
+        // Like with like: spillway's async calls against the peer's async
+        // API where it has one.
         const a = row.peers.find((p) => p.mode === 'async')
         if (a) {
           row.vsAsync = {
-            compressRatio: row.spillway.compressMBs / a.compressMBs,
-            decompressRatio: row.spillway.decompressMBs / a.decompressMBs,
+            compressRatio: variants[0].compress.median / a.compressMBs,
+            decompressRatio: variants[0].decompress.median / a.decompressMBs,
           }
         }
       }
@@ -155,52 +144,66 @@ async function benchCodecs(datasets) {
 
 // ---- generation and sums against numpy -------------------------------------
 
-function runNumpy() {
+function numpyReady() {
   try {
     execFileSync('bash', [path.join(ROOT, 'bench', 'setup-venv.sh')], { stdio: ['ignore', 'ignore', 'inherit'] })
+    return true
   } catch (e) {
     log(`  (numpy venv could not be set up: ${e.message.split('\n')[0]})`)
-    return undefined
+    return false
   }
+}
+
+function runNumpy() {
   // Some processors get OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE set in the
   // environment; numpy runs here without them.
   const env = { ...process.env }
   delete env.OPENBLAS_CORETYPE
   delete env.OPENBLAS_L2_SIZE
   const py = path.join(ROOT, 'bench', '.venv', 'bin', 'python')
-  const out = execFileSync(py, [path.join(__dirname, 'numpy_bench.py'), String(N), QUICK ? '3' : '21'], { env, encoding: 'utf8' })
+  const out = execFileSync(py, [path.join(__dirname, 'numpy_bench.py'), String(N), QUICK ? '5' : '15'], { env, encoding: 'utf8' })
   return JSON.parse(out.trim().split('\n').pop())
 }
+
+const COMPUTE = [
+  ['random', 'random float64 (numpy default_rng().random)', 1.5],
+  ['integers', 'randint(0, 10) int64 (numpy integers)', 1.0],
+  ['sum_float64', 'sum float64 (numpy .sum())', 1.0],
+  ['sum_int64', 'sum int64 (numpy .sum())', 1.0],
+]
 
 async function benchCompute(floats, ints) {
   let id = 0
   // Each generated chunk is a fresh 32 MB external buffer that V8's garbage
   // collector frees some calls later, so single calls vary several-fold; a
-  // longer warm-up and more repetitions give a stable median.
-  const opts = QUICK ? {} : { warmup: 10, minReps: 21, maxReps: 31, budget: 1 }
-  const s = {
+  // longer warm-up and more repetitions give a stable median per round.
+  const opts = QUICK ? {} : { warmup: 10, minReps: 15, maxReps: 21, budget: 1 }
+  const spillwayRound = async () => ({
     random: await median(() => spillway.generateChunk({ kind: 'random', seed: 1, chunkId: id++, len: N }), opts),
     integers: await median(() => spillway.generateChunk({ kind: 'randint', seed: 1, chunkId: id++, len: N, low: 0, high: 10 }), opts),
-    sum_float64: await median(() => spillway.reduceChunk(floats, 'float64', 'sum'), opts),
-    sum_int64: await median(() => spillway.reduceChunk(ints, 'int64', 'sum'), opts),
+    // The faster of reduceChunk (thread pool) and reduceChunkSync: the hop
+    // to the pool and back costs about as much as the sum.
+    sum_float64: Math.min(await median(() => spillway.reduceChunk(floats, 'float64', 'sum'), opts), await median(() => spillway.reduceChunkSync(floats, 'float64', 'sum'), opts)),
+    sum_int64: Math.min(await median(() => spillway.reduceChunk(ints, 'int64', 'sum'), opts), await median(() => spillway.reduceChunkSync(ints, 'int64', 'sum'), opts)),
+  })
+  const withNumpy = numpyReady()
+  // Rounds alternate which side goes first; numpy runs in a fresh process
+  // each round, spillway in this one.
+  const rounds = { spillway: [], numpy: [] }
+  for (let r = 0; r < (QUICK ? 3 : 5); r++) {
+    const order = r % 2 ? ['numpy', 'spillway'] : ['spillway', 'numpy']
+    for (const side of order) {
+      if (side === 'spillway') rounds.spillway.push(await spillwayRound())
+      else if (withNumpy) rounds.numpy.push(runNumpy())
+    }
   }
-  const np = runNumpy()
-  const rows = []
-  for (const [k, label, target] of [
-    ['random', 'random float64 (numpy default_rng().random)', 1.5],
-    ['integers', 'randint(0, 10) int64 (numpy integers)', 1.0],
-    ['sum_float64', 'sum float64 (numpy .sum())', 1.0],
-    ['sum_int64', 'sum int64 (numpy .sum())', 1.0],
-  ]) {
-    rows.push({
-      what: label,
-      spillwayMs: s[k] * 1e3,
-      numpyMs: np ? np[k] * 1e3 : undefined,
-      ratio: np ? np[k] / s[k] : undefined,
-      target,
-    })
-  }
-  return { numpy: np && np.numpy, rows }
+  const ms = (rs, k) => (rs.length ? spreadOf(rs.map((x) => x[k] * 1e3)) : undefined)
+  const rows = COMPUTE.map(([k, label, target]) => {
+    const sp = ms(rounds.spillway, k)
+    const np = ms(rounds.numpy, k)
+    return { what: label, spillwayMs: sp, numpyMs: np, ratio: np ? np.median / sp.median : undefined, target }
+  })
+  return { numpy: rounds.numpy[0]?.numpy, rounds: rounds.spillway.length, rows }
 }
 
 // ---- SpillBuffer against raw fs -------------------------------------------
@@ -249,38 +252,29 @@ async function benchSpill() {
   try {
     await one('spillway')
     await one('fs')
-    for (let r = 0; r < (QUICK ? 2 : 5); r++) {
-      res.spillway.push(await one('spillway'))
-      res.fs.push(await one('fs'))
+    // Each round the other side goes first: a side that runs right after
+    // the other deleted its files gets pages the kernel has just freed,
+    // which on a virtual machine are cheaper to touch than older ones.
+    for (let r = 0; r < (QUICK ? 3 : 5); r++) {
+      for (const side of r % 2 ? ['fs', 'spillway'] : ['spillway', 'fs']) res[side].push(await one(side))
     }
   } finally {
     fs.rmSync(base, { recursive: true, force: true })
   }
-  const med = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)]
   const bytes = CHUNKS * LEN
   const summary = (rs) => ({
-    writeMBs: bytes / MB / med(rs.map((r) => r.write)),
-    readMBs: bytes / MB / med(rs.map((r) => r.read)),
-    totalMBs: (2 * bytes) / MB / med(rs.map((r) => r.write + r.read)),
+    writeMBs: bytes / MB / spreadOf(rs.map((r) => r.write)).median,
+    readMBs: bytes / MB / spreadOf(rs.map((r) => r.read)).median,
+    totalMBs: (2 * bytes) / MB / spreadOf(rs.map((r) => r.write + r.read)).median,
+    total: rateOf(2 * bytes, spreadOf(rs.map((r) => r.write + r.read))),
   })
   const s = summary(res.spillway)
   const f = summary(res.fs)
-  return { chunks: CHUNKS, chunkBytes: LEN, dir: os.tmpdir(), spillway: s, fs: f, ratio: s.totalMBs / f.totalMBs, target: 0.8 }
-}
-
-// ---- report ---------------------------------------------------------------
-
-function fmt(x, d = 0) {
-  return x === undefined ? '—' : x.toFixed(d)
-}
-
-function table(header, rows) {
-  const w = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)))
-  const line = (cells) => '| ' + cells.map((c, i) => String(c).padEnd(w[i])).join(' | ') + ' |'
-  return [line(header), '|' + w.map((n) => '-'.repeat(n + 2)).join('|') + '|', ...rows.map(line)].join('\n')
+  return { chunks: CHUNKS, chunkBytes: LEN, rounds: res.fs.length, dir: os.tmpdir(), spillway: s, fs: f, ratio: s.totalMBs / f.totalMBs, target: 0.8 }
 }
 
 async function main() {
+  const loadStart = os.loadavg()
   log(`bench/core: node ${process.version}, ${os.cpus()[0].model}, ${os.cpus().length} cpus${QUICK ? ' (quick)' : ''}`)
   const floats = await spillway.generateChunk({ kind: 'random', seed: 1, chunkId: 0, len: N })
   const ints = await spillway.generateChunk({ kind: 'randint', seed: 1, chunkId: 0, len: N, low: 0, high: 10 })
@@ -311,6 +305,7 @@ async function main() {
 
   const result = {
     date: new Date().toISOString(),
+    load: { start: loadStart, end: os.loadavg() },
     node: process.version,
     cpu: os.cpus()[0].model,
     cpus: os.cpus().length,
@@ -324,63 +319,7 @@ async function main() {
     console.log(JSON.stringify(result, null, 2))
     return
   }
-  console.log('\n### Codecs (32 MB; MB/s = 10^6 bytes/s; c×/d× = spillway / fastest peer variant, × async = spillway / the peer\'s async API; >1 = spillway faster)\n')
-  console.log(
-    table(
-      ['data', 'codec', 'size ratio', 'spillway c MB/s', 'spillway d MB/s', 'peer c MB/s (best)', 'peer d MB/s (best)', 'c ×', 'd ×', 'c × async', 'd × async'],
-      codecs.map((r) => {
-        const bc = r.peers.length ? Math.max(...r.peers.map((p) => p.compressMBs)) : undefined
-        const bd = r.peers.length ? Math.max(...r.peers.map((p) => p.decompressMBs)) : undefined
-        return [
-          r.data,
-          r.codec,
-          fmt(r.spillway.ratio, 2) + (r.peers.length ? ` (peer ${fmt(r.peers[0].ratio, 2)})` : ''),
-          fmt(r.spillway.compressMBs),
-          fmt(r.spillway.decompressMBs),
-          r.best ? `${fmt(bc)} (${r.best.compress})` : '—',
-          r.best ? `${fmt(bd)} (${r.best.decompress})` : '—',
-          r.best ? fmt(r.best.compressRatio, 2) : '—',
-          r.best ? fmt(r.best.decompressRatio, 2) : '—',
-          r.vsAsync ? fmt(r.vsAsync.compressRatio, 2) : '—',
-          r.vsAsync ? fmt(r.vsAsync.decompressRatio, 2) : '—',
-        ]
-      }),
-    ),
-  )
-  console.log('\nEvery peer variant (MB/s):\n')
-  console.log(
-    table(
-      ['data', 'codec', 'peer', 'mode', 'size ratio', 'c MB/s', 'd MB/s'],
-      codecs.flatMap((r) => r.peers.map((p) => [r.data, r.codec, p.name, p.mode, fmt(p.ratio, 2), fmt(p.compressMBs), fmt(p.decompressMBs)])),
-    ),
-  )
-  console.log(`\n### Generation and sums (${N.toLocaleString('en')} values; numpy ${compute.numpy ?? 'unavailable'}; ratio = numpy time / spillway time)\n`)
-  console.log(
-    table(
-      ['what', 'spillway ms', 'numpy ms', 'ratio'],
-      compute.rows.map((r) => [r.what, fmt(r.spillwayMs, 2), fmt(r.numpyMs, 2), fmt(r.ratio, 2)]),
-    ),
-  )
-  if (spill) console.log(`\n### SpillBuffer (${spill.chunks} × 4 MiB incompressible, all forced to disk, in ${spill.dir})\n`)
-  if (spill) console.log(
-    table(
-      ['', 'write MB/s', 'read MB/s', 'write+read MB/s'],
-      [
-        ['spillway SpillBuffer set/get', fmt(spill.spillway.writeMBs), fmt(spill.spillway.readMBs), fmt(spill.spillway.totalMBs)],
-        ['node:fs writeFile/readFile', fmt(spill.fs.writeMBs), fmt(spill.fs.readMBs), fmt(spill.fs.totalMBs)],
-        ['ratio', fmt(spill.spillway.writeMBs / spill.fs.writeMBs, 2), fmt(spill.spillway.readMBs / spill.fs.readMBs, 2), fmt(spill.ratio, 2)],
-      ],
-    ),
-  )
-  console.log('\n### Targets\n')
-  console.log(
-    table(
-      ['target', 'ratio', 'needed', 'met'],
-      targets.map((t) => [t.what, fmt(t.ratio, 2), `≥ ${t.target.toFixed(1)}`, t.met === undefined ? '—' : t.met ? 'yes' : 'NO']),
-    ),
-  )
-  const missed = targets.filter((t) => t.met === false).length
-  console.log(`\n${targets.length - missed} of ${targets.length} targets met`)
+  printReport(result)
 }
 
 main().catch((e) => {

@@ -51,18 +51,22 @@ pub fn copy_of(bytes: &[u8]) -> Vec<u8> {
     v
 }
 
-/// Returns a buffer for reuse (or drops it when the pool is full). The
-/// binding gives back the buffers JS has dropped, so a caller compressing
-/// chunk after chunk reuses the same memory, as it would on the JS heap.
+/// Returns a buffer for reuse. The binding gives back the buffers JS has
+/// dropped, so a caller compressing chunk after chunk reuses the same
+/// memory, as it would on the JS heap. A full pool drops its oldest buffers
+/// for the new one: the sizes in demand now (compressed frames after a run
+/// of generated chunks, say) replace those of a while ago rather than
+/// being turned away by them.
 pub fn give(v: Vec<u8>) {
     if v.capacity() < MIN_POOLED || v.capacity() > MAX_BYTES {
         return;
     }
     let mut p = pool();
-    let held: usize = p.iter().map(|b| b.capacity()).sum();
-    if p.len() < MAX_BUFFERS && held + v.capacity() <= MAX_BYTES {
-        p.push(v);
+    let mut held: usize = p.iter().map(|b| b.capacity()).sum();
+    while !p.is_empty() && (p.len() >= MAX_BUFFERS || held + v.capacity() > MAX_BYTES) {
+        held -= p.remove(0).capacity();
     }
+    p.push(v);
 }
 
 /// Gives the buffer back if nobody else holds it.
@@ -130,6 +134,12 @@ mod tests {
             give(vec![0; 2 << 20]);
         }
         assert_eq!(idle_bytes(), MAX_BUFFERS * (2 << 20));
+        let newest = vec![0u8; 3 << 20];
+        let newest_ptr = newest.as_ptr();
+        give(newest);
+        assert_eq!(idle_bytes(), (MAX_BUFFERS - 1) * (2 << 20) + (3 << 20), "the oldest made room for the newest");
+        assert_eq!(take_empty(3 << 20).as_ptr(), newest_ptr);
+        give(vec![0; 2 << 20]);
         assert_eq!(clear(), MAX_BUFFERS * (2 << 20));
         assert_eq!(idle_bytes(), 0);
     }

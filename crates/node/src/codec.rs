@@ -37,6 +37,22 @@ pub fn compress(data: Buffer, codec: String, level: Option<i32>) -> Result<Async
     Ok(AsyncTask::new(CompressTask { data, codec, level }))
 }
 
+/// `compress` on the calling thread, with no hop to the thread pool: for
+/// small inputs, or callers that already run off the main thread.
+#[napi(ts_return_type = "Buffer")]
+pub fn compress_sync(env: Env, data: Buffer, codec: String, level: Option<i32>) -> Result<Unknown<'static>> {
+    let codec = Codec::parse(&codec).map_err(to_js)?;
+    let out = codec::encode_to_vec(&data, codec, level).map_err(to_js)?;
+    crate::buffer::to_js_buffer(&env, out)
+}
+
+/// `decompress` on the calling thread.
+#[napi(ts_return_type = "Buffer")]
+pub fn decompress_sync(env: Env, data: Buffer) -> Result<Unknown<'static>> {
+    let out = codec::decode(&data).map_err(to_js)?;
+    crate::buffer::to_js_buffer(&env, out)
+}
+
 pub struct DecompressTask {
     data: Buffer,
 }
