@@ -1,5 +1,5 @@
 import test from 'ava'
-import { availableCodecs, compress, compressSync, decompress, decompressSync, frameInfo, generateChunk, reduceChunk, reduceChunkSync } from 'spillway'
+import { availableCodecs, compress, compressSync, decompress, decompressSync, frameInfo, generateChunk, generateChunkSync, reduceChunk, reduceChunkSync } from 'spillway'
 
 test('availableCodecs lists every compiled codec', (t) => {
   t.deepEqual(availableCodecs().sort(), ['lz4', 'none', 'snappy', 'zlib', 'zstd'])
@@ -93,6 +93,9 @@ test('the sync variants make and read the same frames and partials, and reject b
   const bad = Buffer.from(compressSync(ints, 'lz4'))
   bad[bad.length - 5] ^= 0xff
   t.throws(() => decompressSync(bad), { code: 'ERR_SPILLWAY_CORRUPT_FRAME' })
+  t.true(generateChunkSync({ kind: 'randint', seed: 3, chunkId: 0, len: 300_000, low: 0, high: 10 }).equals(ints), 'the same chunk either way')
+  t.true(generateChunkSync({ kind: 'random', seed: 3, chunkId: 1, len: 300_000 }).equals(floats))
+  t.throws(() => generateChunkSync({ kind: 'random', seed: -1, chunkId: 0, len: 8 }), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /seed/ })
   t.throws(() => reduceChunkSync(ints, 'float32', 'sum'), { message: /float32/ })
   t.throws(() => reduceChunkSync(ints, 'int64', 'median' as never), { message: /median/ })
 })

@@ -41,6 +41,12 @@ export async function generateChunk(spec: Binding.JsChunkSpec): Promise<Buffer> 
   return callNative(() => callNativeSync(() => native.generateChunk(spec)))
 }
 
+/** `generateChunk` on the calling thread: no hop to the thread pool and back. */
+export function generateChunkSync(spec: Binding.JsChunkSpec): Buffer {
+  checkSpec(spec, 'generateChunkSync arguments')
+  return callNativeSync(() => native.generateChunkSync(spec))
+}
+
 /** The reduction partial of one chunk of 'float64' or 'int64' values. */
 export async function reduceChunk(data: Buffer | ArrayBufferView, dtype: string, op: string): Promise<Binding.JsPartial> {
   checkReduce(dtype, op, 'reduceChunk arguments')

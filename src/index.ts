@@ -1,6 +1,6 @@
 export { availableCodecs, compress, compressSync, decompress, decompressSync, frameInfo, type CodecName } from './codecs'
 export { SpillBuffer, type SpillBufferOptions, type SpillMetrics, type SpilledBytes } from './spill-buffer'
-export { generateChunk, reduceChunk, reduceChunkSync, combinePartials, finishPartial } from './chunks'
+export { generateChunk, generateChunkSync, reduceChunk, reduceChunkSync, combinePartials, finishPartial } from './chunks'
 export {
   SpillwayError,
   ConfigError,

@@ -3,6 +3,8 @@
 // medians with (min–max) over the alternating rounds.
 'use strict'
 
+const { LOADED } = require('../load')
+
 function fmt(x, d = 0) {
   return x === undefined ? '—' : x.toFixed(d)
 }
@@ -21,7 +23,8 @@ function spr(s, d = 0) {
 function printReport(result) {
   const { codecs, compute, spill, targets, load } = result
   const N = result.n
-  console.log(`\nload average at start ${load.start.map((l) => l.toFixed(2)).join(' ')}, at end ${load.end.map((l) => l.toFixed(2)).join(' ')} (${result.cpus} CPUs)`)
+  const pct = (x) => (x === undefined ? '?' : `${Math.round(100 * x)}%`)
+  console.log(`\nother work kept ${pct(load.busyStart)} of the CPUs busy in the second before the run and ${pct(load.busyEnd)} after it${load.busyStart > LOADED || load.busyEnd > LOADED ? ' (loaded)' : ''}; load average at start ${load.start.map((l) => l.toFixed(2)).join(' ')}, at end ${load.end.map((l) => l.toFixed(2)).join(' ')} (${result.cpus} CPUs)`)
   console.log('\n### Codecs (32 MB; MB/s = 10^6 bytes/s; c×/d× = spillway\'s faster variant / fastest peer variant, × async = spillway / the peer\'s async API; >1 = spillway faster)\n')
   console.log(
     table(

@@ -18,6 +18,7 @@ const { promisify } = require('node:util')
 
 const spillway = require('../..')
 const { printReport } = require('./report')
+const { busyShare } = require('../load')
 const { MB, alternate, median, rateOf, spreadOf } = require('./timing')
 
 const ROOT = path.resolve(__dirname, '..', '..')
@@ -178,13 +179,17 @@ async function benchCompute(floats, ints) {
   // collector frees some calls later, so single calls vary several-fold; a
   // longer warm-up and more repetitions give a stable median per round.
   const opts = QUICK ? {} : { warmup: 10, minReps: 15, maxReps: 21, budget: 1 }
+  // Each figure is the faster of the async call and its sync variant, as
+  // for the peers' APIs.
+  const faster = async (a, b) => Math.min(await median(a, opts), await median(b, opts))
+  const random = { kind: 'random', seed: 1, len: N }
+  const randint = { kind: 'randint', seed: 1, len: N, low: 0, high: 10 }
   const spillwayRound = async () => ({
-    random: await median(() => spillway.generateChunk({ kind: 'random', seed: 1, chunkId: id++, len: N }), opts),
-    integers: await median(() => spillway.generateChunk({ kind: 'randint', seed: 1, chunkId: id++, len: N, low: 0, high: 10 }), opts),
-    // The faster of reduceChunk (thread pool) and reduceChunkSync: the hop
-    // to the pool and back costs about as much as the sum.
-    sum_float64: Math.min(await median(() => spillway.reduceChunk(floats, 'float64', 'sum'), opts), await median(() => spillway.reduceChunkSync(floats, 'float64', 'sum'), opts)),
-    sum_int64: Math.min(await median(() => spillway.reduceChunk(ints, 'int64', 'sum'), opts), await median(() => spillway.reduceChunkSync(ints, 'int64', 'sum'), opts)),
+    random: await faster(() => spillway.generateChunk({ ...random, chunkId: id++ }), () => spillway.generateChunkSync({ ...random, chunkId: id++ })),
+    integers: await faster(() => spillway.generateChunk({ ...randint, chunkId: id++ }), () => spillway.generateChunkSync({ ...randint, chunkId: id++ })),
+    // The hop to the thread pool and back costs about as much as the sum.
+    sum_float64: await faster(() => spillway.reduceChunk(floats, 'float64', 'sum'), () => spillway.reduceChunkSync(floats, 'float64', 'sum')),
+    sum_int64: await faster(() => spillway.reduceChunk(ints, 'int64', 'sum'), () => spillway.reduceChunkSync(ints, 'int64', 'sum')),
   })
   const withNumpy = numpyReady()
   // Rounds alternate which side goes first; numpy runs in a fresh process
@@ -275,6 +280,7 @@ async function benchSpill() {
 
 async function main() {
   const loadStart = os.loadavg()
+  const busyStart = busyShare()
   log(`bench/core: node ${process.version}, ${os.cpus()[0].model}, ${os.cpus().length} cpus${QUICK ? ' (quick)' : ''}`)
   const floats = await spillway.generateChunk({ kind: 'random', seed: 1, chunkId: 0, len: N })
   const ints = await spillway.generateChunk({ kind: 'randint', seed: 1, chunkId: 0, len: N, low: 0, high: 10 })
@@ -305,7 +311,7 @@ async function main() {
 
   const result = {
     date: new Date().toISOString(),
-    load: { start: loadStart, end: os.loadavg() },
+    load: { start: loadStart, end: os.loadavg(), busyStart, busyEnd: busyShare() },
     node: process.version,
     cpu: os.cpus()[0].model,
     cpus: os.cpus().length,

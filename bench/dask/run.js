@@ -17,6 +17,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { ROOT, ensureVenv, machine, runSide } = require('./sides')
+const { LOADED } = require('../load')
 
 const argv = process.argv.slice(2)
 const flag = (name) => argv.includes(name)
@@ -88,9 +89,8 @@ function summarise(c, runs) {
       seconds: pick('seconds'),
       secondsMin: Math.min(...ok.map((r) => r.seconds)),
       secondsMax: Math.max(...ok.map((r) => r.seconds)),
-      // Repetitions that started with the load average above the CPU count
-      // (another process busy, or the previous run's tail).
-      loadedRuns: ok.filter((r) => r.loadBefore > os.availableParallelism()).length,
+      // Repetitions that started while other work kept the CPUs busy.
+      loadedRuns: ok.filter((r) => r.busyBefore > LOADED).length,
       persistSeconds: pick('persistSeconds'),
       reduceSeconds: pick('reduceSeconds'),
       startupSeconds: pick('startupSeconds'),
@@ -224,7 +224,7 @@ function main() {
     log('')
     log(`machine: ${m.nproc} CPUs (${m.cpu}), ${m.memTotalGib.toFixed(1)} GiB; node ${m.node}, python ${m.python}, dask ${m.dask}, distributed ${m.distributed}, numpy ${m.numpy}`)
     log(`load average at start ${loadStart.map((l) => l.toFixed(2)).join(' ')}, at end ${result.load.end.map((l) => l.toFixed(2)).join(' ')}; ${result.wallSeconds.toFixed(0)} s`)
-    log(`ratio = spillway median / Dask median over ${REPS} rep(s), met only when the medians meet it; "loaded": runs that started with the load average above the CPU count; spill = bytes on disk from the scheduler's metrics with the array still held`)
+    log(`ratio = spillway median / Dask median over ${REPS} rep(s), met only when the medians meet it; "loaded": runs in the second before which other work kept more than ${LOADED * 100}% of the CPUs busy; spill = bytes on disk from the scheduler's metrics with the array still held`)
     log('')
     log(table(rows))
     log(phases(rows))

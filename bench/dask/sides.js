@@ -9,6 +9,8 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 
+const { busyShare } = require('../load')
+
 const ROOT = path.resolve(__dirname, '..', '..')
 const VENV = path.join(ROOT, 'bench', '.venv')
 const PY = path.join(VENV, 'bin', 'python')
@@ -83,6 +85,7 @@ function runSide(side, c, size, verbose = false) {
       ? [PY, path.join(__dirname, 'dask_bench.py'), pythonEnv()]
       : [process.execPath, path.join(__dirname, 'spillway_bench.js'), process.env]
   const load = os.loadavg()[0]
+  const busy = busyShare()
   const r = spawnSync(cmd, [script, ...args], { env, encoding: 'utf8', timeout: 15 * 60_000, maxBuffer: 64 << 20 })
   if (verbose && r.stderr) process.stderr.write(r.stderr)
   const last = (r.stdout || '').trim().split('\n').pop()
@@ -90,7 +93,7 @@ function runSide(side, c, size, verbose = false) {
     const why = r.error ? r.error.message : `exit ${r.status}${r.signal ? ` (${r.signal})` : ''}`
     return { side, error: `${why}: ${(r.stderr || '').trim().split('\n').slice(-3).join(' | ')}` }
   }
-  return { ...JSON.parse(last), loadBefore: load }
+  return { ...JSON.parse(last), loadBefore: load, busyBefore: busy }
 }
 
 module.exports = { ROOT, PY, pythonEnv, ensureVenv, machine, runSide }

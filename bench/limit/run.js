@@ -16,6 +16,7 @@ const { parseArgs } = require('node:util')
 
 const { ensureVenv, machine, runSide } = require('../dask/sides')
 const { limitModel, split } = require('./model')
+const { LOADED } = require('../load')
 
 const { values: opts } = parseArgs({
   options: { reps: { type: 'string' }, settle: { type: 'string' }, quick: { type: 'boolean' }, json: { type: 'boolean' }, 'no-dask': { type: 'boolean' }, verbose: { type: 'boolean' }, only: { type: 'string' } },
@@ -97,7 +98,7 @@ async function main() {
       `  rep ${rep + 1}/${REPS}: limit ${f2(model.seconds)} s (write ${gbs(rate.write)} GB/s, first touch ${gbs(rate.firstTouch)} GB/s)` +
         `; spillway ${f2(sp.seconds)} s (spill writes ${f2(t.spillSeconds)}, unspill ${f2(t.unspillSeconds)}, tasks ${f2(t.taskSeconds)}, paused ${f2(t.pausedSeconds)} s summed)` +
         (runs.dask ? `; Dask ${f2(runs.dask.seconds)} s` : '') +
-        (loadBefore > os.availableParallelism() ? ` (load ${loadBefore.toFixed(1)})` : ''),
+        (sp.busyBefore > LOADED || runs.dask?.busyBefore > LOADED ? ` (loaded: ${Math.round(100 * Math.max(sp.busyBefore ?? 0, runs.dask?.busyBefore ?? 0))}% of the CPUs busy before a run)` : ''),
     )
   }
   const ok = (side) => reps.filter((r) => r[side] && !r[side].error)

@@ -49,7 +49,16 @@ impl Task for GenerateTask {
 /// Generates one chunk's bytes (little-endian values).
 #[napi(ts_return_type = "Promise<Buffer>")]
 pub fn generate_chunk(spec: JsChunkSpec) -> Result<AsyncTask<GenerateTask>> {
-    Ok(AsyncTask::new(GenerateTask(to_spec(&spec)?)))
+    let spec = to_spec(&spec)?;
+    spillway_core::pool::reserve(spec.byte_len());
+    Ok(AsyncTask::new(GenerateTask(spec)))
+}
+
+/// `generate_chunk` on the calling thread.
+#[napi(ts_return_type = "Buffer")]
+pub fn generate_chunk_sync(env: Env, spec: JsChunkSpec) -> Result<Unknown<'static>> {
+    let out = to_spec(&spec)?.generate().map_err(to_js)?;
+    crate::buffer::to_js_buffer(&env, out)
 }
 
 /// A reduction partial. `intSum` is the exact sum of int64 data, as a

@@ -1,6 +1,7 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use spillway_core::codec::{self, Codec};
+use spillway_core::pool;
 
 use crate::error::to_js;
 
@@ -34,6 +35,7 @@ impl Task for CompressTask {
 pub fn compress(data: Buffer, codec: String, level: Option<i32>) -> Result<AsyncTask<CompressTask>> {
     let codec = Codec::parse(&codec).map_err(to_js)?;
     codec.resolve_level(level).map_err(to_js)?;
+    pool::reserve(codec::max_frame_len(codec, data.len()));
     Ok(AsyncTask::new(CompressTask { data, codec, level }))
 }
 
@@ -73,6 +75,10 @@ impl Task for DecompressTask {
 /// Verifies and decodes a spillway frame.
 #[napi(ts_return_type = "Promise<Buffer>")]
 pub fn decompress(data: Buffer) -> AsyncTask<DecompressTask> {
+    // A forged length only reserves what the pool would hold anyway.
+    if let Ok(h) = codec::FrameHeader::parse(&data) {
+        pool::reserve(h.decoded_len as usize);
+    }
     AsyncTask::new(DecompressTask { data })
 }
 

@@ -180,11 +180,15 @@ impl NativeSpillBuffer {
 
     #[napi(ts_return_type = "Promise<void>")]
     pub fn set(&self, key: String, data: Buffer) -> AsyncTask<SpillTask> {
+        spillway_core::pool::reserve(data.len());
         self.task(Job::Set(key, data))
     }
 
     #[napi(ts_return_type = "Promise<Buffer | null>")]
     pub fn get(&self, key: String) -> AsyncTask<SpillTask> {
+        if let Some(len) = self.inner.len_of(&key) {
+            spillway_core::pool::reserve(len as usize);
+        }
         self.task(Job::Get(key))
     }
 
@@ -257,6 +261,13 @@ impl NativeSpillBuffer {
     pub fn close(&self) -> AsyncTask<SpillTask> {
         self.task(Job::Close)
     }
+}
+
+/// Whether large buffers made from now on are marked for transparent huge
+/// pages (on by default; workers turn it off).
+#[napi]
+pub fn set_huge_pages(on: bool) {
+    spillway_core::pool::set_huge_pages(on)
 }
 
 /// Drops the idle chunk buffers kept for reuse; returns the bytes freed.

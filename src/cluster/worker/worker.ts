@@ -5,6 +5,7 @@
 
 import { join } from 'node:path'
 import { SpillwayError, WorkerStuckError } from '../../errors'
+import { native } from '../../native'
 import { SpillBuffer } from '../../spill-buffer'
 import { DataClient } from '../comm/data-client'
 import { UNREADABLE_CODES } from '../protocol'
@@ -78,6 +79,9 @@ export class Worker {
   }
 
   async #start(config: WorkerStart): Promise<{ pid: number; dataAddress: string }> {
+    // A worker's chunks come and go under spill churn, where huge-page
+    // faults wait for compaction (see core's pool.rs).
+    native.setHugePages(false)
     const spill = new SpillBuffer({
       dir: join(config.spillDir, config.name),
       memoryLimit: config.memoryLimit,

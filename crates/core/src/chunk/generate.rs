@@ -150,6 +150,13 @@ pub enum ChunkSpec {
 }
 
 impl ChunkSpec {
+    /// Bytes of the generated chunk (8 per value), saturating on overflow.
+    pub fn byte_len(&self) -> usize {
+        match *self {
+            ChunkSpec::Random { len, .. } | ChunkSpec::Randint { len, .. } => len.saturating_mul(8),
+        }
+    }
+
     pub fn generate(&self) -> Result<Vec<u8>> {
         match *self {
             ChunkSpec::Random { seed, chunk_id, len } => random_chunk(seed, chunk_id, len),

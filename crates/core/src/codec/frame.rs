@@ -213,6 +213,11 @@ pub fn encode(data: &[u8], codec: Codec, level: Option<i32>) -> Result<Encoded<'
     Ok(frame(codec, level, data.len(), Cow::Owned(payload)))
 }
 
+/// The most bytes `encode_to_vec` can return for `len` input bytes.
+pub fn max_frame_len(codec: Codec, len: usize) -> usize {
+    HEADER_LEN + raw::max_compressed_len(codec, len)
+}
+
 /// The same frame as `encode(..).to_vec()`, compressed straight into one
 /// buffer after room for the header: the frame is never copied, which for a
 /// large chunk saves an allocation and a pass over it.
@@ -226,7 +231,7 @@ pub fn encode_to_vec(data: &[u8], codec: Codec, level: Option<i32>) -> Result<Ve
         out.extend_from_slice(data);
         out
     } else {
-        let mut out = crate::pool::fresh(HEADER_LEN + raw::max_compressed_len(codec, data.len()));
+        let mut out = crate::pool::fresh(max_frame_len(codec, data.len()));
         let n = raw::compress_into(codec, level, data, &mut out[HEADER_LEN..])?;
         out.truncate(HEADER_LEN + n);
         out

@@ -3,7 +3,7 @@
 mod frame;
 mod raw;
 
-pub use frame::{decode, encode, encode_if_smaller, encode_to_vec, Encoded, FrameHeader, HEADER_LEN};
+pub use frame::{decode, encode, encode_if_smaller, encode_to_vec, max_frame_len, Encoded, FrameHeader, HEADER_LEN};
 
 use crate::error::{Error, Result};
 

@@ -160,6 +160,11 @@ impl SpillBuffer {
         self.lock().entries.contains_key(key)
     }
 
+    /// The size of the chunk under `key`, whether in memory or spilled.
+    pub fn len_of(&self, key: &str) -> Option<u64> {
+        self.lock().entries.get(key).map(|e| e.len)
+    }
+
     /// Frees the chunk's memory or file; returns whether it was held.
     pub fn delete(&self, key: &str) -> Result<bool> {
         let mut s = self.open()?;
