@@ -108,18 +108,21 @@ const BIAS: u64 = 1 << 63;
 
 #[inline(always)]
 fn sum_i64_body(xs: &[i64]) -> i128 {
-    // x + 2^63 is unsigned, so both its halves are too and only logical
-    // shifts are needed (AVX2 has no 64-bit arithmetic shift). Each half adds
-    // under 2^32 per value, 2^24 values per block: no overflow. Integer adds
-    // reassociate freely, so a plain loop is the one LLVM vectorises best.
+    // x + 2^63 is unsigned (only logical shifts are needed: AVX2 has no
+    // 64-bit arithmetic shift). Per block of 2^24 values, the high halves sum
+    // exactly (each under 2^32) and the whole values sum modulo 2^64; the low
+    // halves' sum is under 2^56, so it is that wrapped sum less 2^32 times
+    // the high one, modulo 2^64. Three vector operations a value, where
+    // summing both halves took four.
     let mut total: i128 = -(BIAS as i128) * xs.len() as i128;
     for block in xs.chunks(1 << 24) {
-        let (mut hi, mut lo) = (0u64, 0u64);
+        let (mut wrapped, mut hi) = (0u64, 0u64);
         for &x in block {
             let u = (x as u64) ^ BIAS;
+            wrapped = wrapped.wrapping_add(u);
             hi += u >> 32;
-            lo += u & 0xFFFF_FFFF;
         }
+        let lo = wrapped.wrapping_sub(hi << 32);
         total += ((hi as i128) << 32) + lo as i128;
     }
     total
