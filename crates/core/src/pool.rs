@@ -57,7 +57,7 @@ pub fn reserve(len: usize) {
     }
     let fits = pool().iter().any(|v| v.capacity() >= len && v.capacity() - len <= len / 4);
     if !fits {
-        give(Vec::with_capacity(len));
+        give(advise_huge(Vec::with_capacity(len)));
     }
 }
 
