@@ -50,14 +50,17 @@ pub fn take_empty(len: usize) -> Vec<u8> {
 /// on the main thread's heap for reuse but gives back most of what is freed
 /// in a pool thread's arena, so buffers made on the main thread come back
 /// with their pages still mapped where a pool thread's would have to be
-/// faulted in again.
-pub fn reserve(len: usize) {
+/// faulted in again. `for_compute` marks it for huge pages (when those are
+/// on): arrays a caller will scan, not bytes on their way to disk, where
+/// huge-page faults only add compaction stalls.
+pub fn reserve(len: usize, for_compute: bool) {
     if len < MIN_POOLED || len > MAX_BYTES {
         return;
     }
     let fits = pool().iter().any(|v| v.capacity() >= len && v.capacity() - len <= len / 4);
     if !fits {
-        give(advise_huge(Vec::with_capacity(len)));
+        let v = Vec::with_capacity(len);
+        give(if for_compute { advise_huge(v) } else { v });
     }
 }
 

@@ -50,7 +50,7 @@ impl Task for GenerateTask {
 #[napi(ts_return_type = "Promise<Buffer>")]
 pub fn generate_chunk(spec: JsChunkSpec) -> Result<AsyncTask<GenerateTask>> {
     let spec = to_spec(&spec)?;
-    spillway_core::pool::reserve(spec.byte_len());
+    spillway_core::pool::reserve(spec.byte_len(), true);
     Ok(AsyncTask::new(GenerateTask(spec)))
 }
 

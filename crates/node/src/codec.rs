@@ -35,7 +35,7 @@ impl Task for CompressTask {
 pub fn compress(data: Buffer, codec: String, level: Option<i32>) -> Result<AsyncTask<CompressTask>> {
     let codec = Codec::parse(&codec).map_err(to_js)?;
     codec.resolve_level(level).map_err(to_js)?;
-    pool::reserve(codec::max_frame_len(codec, data.len()));
+    pool::reserve(codec::max_frame_len(codec, data.len()), false);
     Ok(AsyncTask::new(CompressTask { data, codec, level }))
 }
 
@@ -77,7 +77,7 @@ impl Task for DecompressTask {
 pub fn decompress(data: Buffer) -> AsyncTask<DecompressTask> {
     // A forged length only reserves what the pool would hold anyway.
     if let Ok(h) = codec::FrameHeader::parse(&data) {
-        pool::reserve(h.decoded_len as usize);
+        pool::reserve(h.decoded_len as usize, true);
     }
     AsyncTask::new(DecompressTask { data })
 }

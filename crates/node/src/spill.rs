@@ -180,14 +180,14 @@ impl NativeSpillBuffer {
 
     #[napi(ts_return_type = "Promise<void>")]
     pub fn set(&self, key: String, data: Buffer) -> AsyncTask<SpillTask> {
-        spillway_core::pool::reserve(data.len());
+        spillway_core::pool::reserve(data.len(), false);
         self.task(Job::Set(key, data))
     }
 
     #[napi(ts_return_type = "Promise<Buffer | null>")]
     pub fn get(&self, key: String) -> AsyncTask<SpillTask> {
         if let Some(len) = self.inner.len_of(&key) {
-            spillway_core::pool::reserve(len as usize);
+            spillway_core::pool::reserve(len as usize, false);
         }
         self.task(Job::Get(key))
     }
