@@ -20,14 +20,19 @@ fn pool() -> std::sync::MutexGuard<'static, Vec<Vec<u8>>> {
     POOL.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// A pooled buffer whose capacity fits `len` without wasting more than a
-/// quarter of it, if there is one.
+/// Whether a buffer of `capacity` holds `len` bytes without wasting more
+/// than a quarter of `len`.
+fn fits(capacity: usize, len: usize) -> bool {
+    capacity >= len && capacity - len <= len / 4
+}
+
+/// A pooled buffer that fits `len`, if there is one.
 fn take_fitting(len: usize) -> Option<Vec<u8>> {
     if len < MIN_POOLED {
         return None;
     }
     let mut p = pool();
-    let i = p.iter().position(|v| v.capacity() >= len && v.capacity() - len <= len / 4)?;
+    let i = p.iter().position(|v| fits(v.capacity(), len))?;
     Some(p.swap_remove(i))
 }
 
@@ -57,8 +62,7 @@ pub fn reserve(len: usize, for_compute: bool) {
     if len < MIN_POOLED || len > MAX_BYTES {
         return;
     }
-    let fits = pool().iter().any(|v| v.capacity() >= len && v.capacity() - len <= len / 4);
-    if !fits {
+    if !pool().iter().any(|v| fits(v.capacity(), len)) {
         let v = Vec::with_capacity(len);
         give(if for_compute { advise_huge(v) } else { v });
     }
@@ -203,7 +207,8 @@ mod tests {
         let newest_ptr = newest.as_ptr();
         give(newest);
         assert_eq!(idle_bytes(), (MAX_BUFFERS - 1) * (2 << 20) + (3 << 20), "the oldest made room for the newest");
-        assert_eq!(take_empty(3 << 20).as_ptr(), newest_ptr);
+        let taken = take_empty(3 << 20);
+        assert_eq!(taken.as_ptr(), newest_ptr);
         give(vec![0; 2 << 20]);
         assert_eq!(clear(), MAX_BUFFERS * (2 << 20));
         assert_eq!(idle_bytes(), 0);

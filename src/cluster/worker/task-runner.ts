@@ -45,7 +45,7 @@ export class TaskRunner {
     private readonly buffer: WorkerStore,
     private readonly inputs: Inputs,
     private readonly address: string,
-    private readonly memory: { makeRoom(bytes: number): Promise<void>; collectNow(): void; cannotStore(key: string, bytes: number): Error | undefined },
+    private readonly memory: { makeRoom(bytes: number): Promise<void>; collectNow(): void; cannotStore(key: string, bytes: number): Error | undefined; checkSoon(): void },
   ) {
     const running = () => status() === 'running'
     this.#slots = new Gate(nthreads, running)
@@ -96,6 +96,9 @@ export class TaskRunner {
         if (this.#skip(key, seq, controller)) return { nbytes: 0, skipped: true }
         loaded = await this.#load(task, who)
       }
+      // Memory as it is now, not as of the last timer check: a worker past
+      // `pause` starts nothing more.
+      this.memory.checkSoon()
       await this.#slots.acquire()
     } catch (e) {
       this.counts.failed++
