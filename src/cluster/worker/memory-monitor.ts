@@ -71,18 +71,28 @@ export class MemoryMonitor {
   }
 
   /**
-   * A check before a task starts, unless one ran in the last few
-   * milliseconds: tasks that each add a chunk can otherwise carry the
-   * process well past `pause` between two of the timer's checks (150 chunks
-   * of 4 MB were made in 0.2 s on 2 workers, the timer checks every 100 ms).
+   * Status and spilling as of now, before a task starts, unless they were
+   * updated in the last few milliseconds: tasks that each add a chunk can
+   * otherwise carry the process well past `pause` between two of the
+   * timer's checks (150 chunks of 4 MB were made in 0.2 s on 2 workers; the
+   * timer checks every 100 ms). Warnings and the stuck watch stay on the
+   * timer's cadence.
    */
   checkSoon(): void {
-    if (performance.now() - this.#lastCheck >= RECHECK_MS) this.check()
+    if (performance.now() - this.#lastCheck >= RECHECK_MS) this.#react(this.buffer.metrics())
   }
 
   check(): void {
-    this.#lastCheck = performance.now()
     const m = this.buffer.metrics()
+    const rss = this.#react(m)
+    this.#warnings.update(m.writeFailures, m.consecutiveWriteFailures, m.lastWriteError)
+    this.#retryWhenSpaceFreed(m)
+    this.#checkStuck(m, rss)
+  }
+
+  /** Pauses or resumes, and starts spilling, for the process memory now; returns it. */
+  #react(m: SpillMetrics): number {
+    this.#lastCheck = performance.now()
     let rss = Math.max(0, process.memoryUsage.rss() - this.transientBytes)
     if (rss > this.thresholds.target * this.memoryLimit) rss = this.#collect(rss, m.memoryBytes)
     const action = memoryAction(rss, this.memoryLimit, this.thresholds, m.memoryBytes)
@@ -100,9 +110,7 @@ export class MemoryMonitor {
         .catch((e) => this.warn(`spill failed: ${e.message}`))
         .finally(() => (this.#evicting = false))
     }
-    this.#warnings.update(m.writeFailures, m.consecutiveWriteFailures, m.lastWriteError)
-    this.#retryWhenSpaceFreed(m)
-    this.#checkStuck(m, rss)
+    return rss
   }
 
   /**
