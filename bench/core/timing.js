@@ -23,9 +23,10 @@ async function median(fn, { warmup = 1, minReps = QUICK ? 2 : 5, maxReps = QUICK
   return spreadOf(times).median
 }
 
-/** min / median / max of some figures. */
+/** min / median / max of some figures (non-numbers left out; undefined when none is left). */
 function spreadOf(xs) {
-  const s = xs.slice().sort((a, b) => a - b)
+  const s = xs.filter(Number.isFinite).sort((a, b) => a - b)
+  if (!s.length) return undefined
   return { min: s[0], median: s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2, max: s[s.length - 1] }
 }
 

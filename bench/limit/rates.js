@@ -17,6 +17,7 @@ const path = require('node:path')
 const { parseArgs } = require('node:util')
 
 const spillway = require('../..')
+const { spreadOf } = require('../core/timing')
 
 const { values: opts } = parseArgs({ options: { dir: { type: 'string', default: os.tmpdir() }, 'touch-mb': { type: 'string', default: '1600' }, 'write-mb': { type: 'string', default: '1600' } } })
 const CHUNK = 32_000_000 // the recipe's chunk: 2000 × 2000 float64
@@ -25,10 +26,7 @@ const TOUCH = Math.max(256, Number(opts['touch-mb'])) * 1e6
 const gc = globalThis.gc ?? (() => {})
 const now = () => performance.now() / 1000
 
-function median(xs) {
-  const s = xs.slice().sort((a, b) => a - b)
-  return s[s.length >> 1]
-}
+const median = (xs) => spreadOf(xs).median
 
 /** The generation kernel on one core, into memory already faulted in (as a
  *  worker's chunks reuse the buffers of the chunks it spilled). */

@@ -17,6 +17,7 @@ const { parseArgs } = require('node:util')
 const { ensureVenv, machine, runSide } = require('../dask/sides')
 const { limitModel, split } = require('./model')
 const { LOADED } = require('../load')
+const { spreadOf } = require('../core/timing')
 
 const { values: opts } = parseArgs({
   options: { reps: { type: 'string' }, settle: { type: 'string' }, quick: { type: 'boolean' }, json: { type: 'boolean' }, 'no-dask': { type: 'boolean' }, verbose: { type: 'boolean' }, only: { type: 'string' } },
@@ -61,10 +62,6 @@ async function rates() {
   return { generate: sum('generate'), firstTouch: sum('firstTouch'), write: sum('write'), read: sum('read'), sum: sum('sum'), parallel, cores: each[0].cores, dir: each[0].dir }
 }
 
-const stats = (xs) => {
-  const s = xs.filter(Number.isFinite).sort((a, b) => a - b)
-  return s.length ? { min: s[0], median: s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2, max: s[s.length - 1] } : undefined
-}
 const f2 = (x) => (x === undefined ? '—' : x.toFixed(2))
 const spread = (s) => (s ? `${f2(s.min)} / ${f2(s.median)} / ${f2(s.max)}` : '—')
 const gbs = (x) => (x / 1e9).toFixed(2)
@@ -103,16 +100,16 @@ async function main() {
   }
   const ok = (side) => reps.filter((r) => r[side] && !r[side].error)
   const summary = {
-    limit: stats(reps.map((r) => r.model.seconds)),
-    spillway: stats(ok('spillway').map((r) => r.spillway.seconds)),
-    dask: DASK ? stats(ok('dask').map((r) => r.dask.seconds)) : undefined,
+    limit: spreadOf(reps.map((r) => r.model.seconds)),
+    spillway: spreadOf(ok('spillway').map((r) => r.spillway.seconds)),
+    dask: DASK ? spreadOf(ok('dask').map((r) => r.dask.seconds)) : undefined,
     // Each repetition's run over the limit measured just before it, so a
     // slow spell of the machine falls on both.
-    spillwayOverLimit: stats(ok('spillway').map((r) => r.spillway.seconds / r.model.seconds)),
-    daskOverLimit: DASK ? stats(ok('dask').map((r) => r.dask.seconds / r.model.seconds)) : undefined,
-    spillwayOverDask: DASK ? stats(reps.filter((r) => r.spillway?.seconds && r.dask?.seconds).map((r) => r.spillway.seconds / r.dask.seconds)) : undefined,
-    rates: Object.fromEntries(['generate', 'firstTouch', 'write', 'read', 'sum'].map((k) => [k, stats(reps.map((r) => r.rates[k]))])),
-    terms: Object.fromEntries(Object.keys(reps[0].model.terms).map((k) => [k, stats(reps.map((r) => r.model.terms[k]))])),
+    spillwayOverLimit: spreadOf(ok('spillway').map((r) => r.spillway.seconds / r.model.seconds)),
+    daskOverLimit: DASK ? spreadOf(ok('dask').map((r) => r.dask.seconds / r.model.seconds)) : undefined,
+    spillwayOverDask: DASK ? spreadOf(reps.filter((r) => r.spillway?.seconds && r.dask?.seconds).map((r) => r.spillway.seconds / r.dask.seconds)) : undefined,
+    rates: Object.fromEntries(['generate', 'firstTouch', 'write', 'read', 'sum'].map((k) => [k, spreadOf(reps.map((r) => r.rates[k]))])),
+    terms: Object.fromEntries(Object.keys(reps[0].model.terms).map((k) => [k, spreadOf(reps.map((r) => r.model.terms[k]))])),
   }
   const targets = [
     { what: 'spillway / limit (median of each rep over its own limit)', ratio: summary.spillwayOverLimit?.median, target: TARGET_LIMIT },
