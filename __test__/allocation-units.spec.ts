@@ -2,7 +2,7 @@ import test from 'ava'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { allocationSchedulerFile, detectRank } from '../src/cluster/remote/allocation'
+import { allocationSchedulerFile, detectRank } from '../src/deploy/remote/allocation'
 
 test('rank detection: srun, mpiexec (Open MPI, MPICH/Intel MPI via PMI, PMIx) and pbsdsh', (t) => {
   t.is(detectRank({}), undefined, 'no launcher')

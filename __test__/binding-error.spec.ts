@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { bindingError, platformSuffix } from '../src/binding-error'
+import { bindingError, platformSuffix } from '../src/native/binding-error'
 
 test('no binding that loads: the error names the platform, what was tried, the real cause and how to build one', (t) => {
   const bad = join(mkdtempSync(join(tmpdir(), 'spillway-binding-')), 'broken.node')

@@ -2,7 +2,7 @@ import test from 'ava'
 import { fork } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { random, Reduction, SpillwayError } from 'spillway'
-import { workerError } from '../src/cluster/rpc'
+import { workerError } from '../src/comm/rpc'
 import { cluster } from './cluster-helpers'
 
 test('a bad op reaches the caller as a coded error naming it; spillway codes pass through the worker unchanged', async (t) => {
@@ -29,7 +29,7 @@ test("a worker failure with a foreign code (ENOENT, the binding's StringExpected
 })
 
 test('a worker process asked for work before start answers with ERR_SPILLWAY_PROTOCOL', async (t) => {
-  const child = fork(join(dirname(require.resolve('spillway')), 'cluster', 'worker-entry.js'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  const child = fork(join(dirname(require.resolve('spillway')), 'worker', 'entry.js'), [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
   t.teardown(() => child.kill())
   const reply = new Promise<any>((resolve) => child.once('message', resolve))
   child.send({ kind: 'request', id: 1, request: { op: 'metrics' } })

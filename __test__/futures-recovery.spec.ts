@@ -93,7 +93,7 @@ test('a worker killed while it starts is started again by its nanny; setupClient
         const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
         const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
         if (ppid !== process.pid) continue
-        if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('worker-entry')) continue
+        if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('worker/entry')) continue
         process.kill(pid, 'SIGKILL')
         killed.push(pid)
       } catch {

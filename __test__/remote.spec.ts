@@ -6,10 +6,10 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { random, schedulerWorkers, setupClient } from 'spillway'
-import { dial } from '../src/cluster/comm/address'
-import { offerHandshake } from '../src/cluster/comm/handshake'
-import { SocketTransport } from '../src/cluster/comm/socket-transport'
-import { readSchedulerFile, readSecretFile, removeSchedulerFile, secretFileOf, writeSchedulerFile } from '../src/cluster/remote/scheduler-file'
+import { dial } from '../src/comm/address'
+import { offerHandshake } from '../src/comm/handshake'
+import { SocketTransport } from '../src/comm/socket-transport'
+import { readSchedulerFile, readSecretFile, removeSchedulerFile, secretFileOf, writeSchedulerFile } from '../src/comm/scheduler-file'
 
 const BIN = join(__dirname, '..', 'bin', 'spillway.js')
 const SIZE = ['--max-workers', '2', '--max-mem-gb', '3', '--reserve-mem-gb', '1']

@@ -1,8 +1,8 @@
 import test from 'ava'
-import { SpillWarnings, failureCause } from '../src/cluster/worker/spill-warnings'
-import { StuckDetector, stuckReason, type WorkerState } from '../src/cluster/worker/stuck'
-import { stuckError, stuckSummary } from '../src/cluster/stuck-error'
-import type { StuckReport } from '../src/cluster/protocol'
+import { SpillWarnings, failureCause } from '../src/worker/spill-warnings'
+import { StuckDetector, stuckReason, type WorkerState } from '../src/worker/stuck'
+import { stuckError, stuckSummary } from '../src/wire/stuck-error'
+import type { StuckReport } from '../src/wire/protocol'
 
 const ENOSPC = 'write spill file /spill/worker-0.0/ab-1.tmp failed: No space left on device (os error 28)'
 

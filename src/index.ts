@@ -1,6 +1,6 @@
-export { availableCodecs, compress, compressSync, decompress, decompressSync, frameInfo, type CodecName } from './codecs'
-export { SpillBuffer, type SpillBufferOptions, type SpillMetrics, type SpilledBytes } from './spill-buffer'
-export { generateChunk, generateChunkSync, reduceChunk, reduceChunkSync, combinePartials, finishPartial } from './chunks'
+export { availableCodecs, compress, compressSync, decompress, decompressSync, frameInfo, type CodecName } from './native/codecs'
+export { SpillBuffer, type SpillBufferOptions, type SpillMetrics, type SpilledBytes } from './native/spill-buffer'
+export { generateChunk, generateChunkSync, reduceChunk, reduceChunkSync, combinePartials, finishPartial } from './native/chunks'
 export {
   SpillwayError,
   ConfigError,
@@ -9,8 +9,8 @@ export {
   WorkerStuckError,
   ClusterClosedError,
   type ConfigProblem,
-} from './errors'
-export { SetupConfig, PROFILES, WORKLOAD_TYPES, type SetupOptions, type WorkloadType, type Profile } from './config'
+} from './base/errors'
+export { SetupConfig, PROFILES, WORKLOAD_TYPES, type SetupOptions, type WorkloadType, type Profile } from './config/config'
 export {
   detectResources,
   resolveResources,
@@ -24,32 +24,32 @@ export {
   type ResourceSource,
   type SystemSnapshot,
   type CgroupLimits,
-} from './resources'
-export { computeMemorySpec, formatSummary, decideTopology, defaultReserveBytes, GIB, type MemorySpec, type Topology } from './sizing'
-export { createSpillDir, resolveSpillBase, type SpillDir, type SpillBase, type SpillDirOptions } from './tempdir'
+} from './config/resources'
+export { computeMemorySpec, formatSummary, decideTopology, defaultReserveBytes, GIB, type MemorySpec, type Topology } from './config/sizing'
+export { createSpillDir, resolveSpillBase, type SpillDir, type SpillBase, type SpillDirOptions } from './config/tempdir'
 export { setupClient, type SetupResult } from './setup'
-export { Client } from './client'
+export { Client } from './client/client'
 export { Future, type FutureStatus } from './futures/future'
 export { wait, asCompleted, type WaitOptions, type ReturnWhen } from './futures/wait'
-export { taskContext, type TaskContext } from './futures/context'
+export { taskContext, type TaskContext } from './worker/context'
 export type { SubmitOptions, MapOptions, ScatterOptions } from './futures/engine'
-export type { TaskFunction, ModuleRef } from './futures/functions'
-export { LocalCluster } from './cluster/local-cluster'
+export type { TaskFunction, ModuleRef } from './wire/functions'
+export { LocalCluster } from './deploy/local-cluster'
 export { random, type RandomOptions } from './array/random'
 export { ChunkedArray, Reduction, type Dtype, type ReduceOp } from './array/array'
 export { schedulerWorkers, workerInMemoryBytes, workerSpillBytes, clusterMemorySnapshot, type WorkerInfo, type MemorySnapshot } from './reporting/workers'
 export { clusterReport, ClusterReport, type ClusterReportData } from './reporting/report'
 export { monitor, type TimelinePoint, type MonitorResult, type MonitorOptions } from './reporting/monitor'
 export { timelineChart, type ChartOptions } from './reporting/chart'
-export { tuneMemoryThresholds, decideThresholds, type TuneOptions, type TuneResult, type TuneStrategy } from './tune'
-export { memoryAction } from './cluster/memory-policy'
-export type { WorkerMetrics, Thresholds, WorkerStatus, StuckReport, StuckReason } from './cluster/protocol'
+export { tuneMemoryThresholds, decideThresholds, type TuneOptions, type TuneResult, type TuneStrategy } from './reporting/tune'
+export { memoryAction } from './worker/memory-policy'
+export type { WorkerMetrics, Thresholds, WorkerStatus, StuckReport, StuckReason } from './wire/protocol'
 export { recommendChunks, chunkBudget, type RecommendOptions } from './array/recommend'
 export { startDashboard, dashboardBanner, type Dashboard, type DashboardOptions } from './dashboard/server'
 export { TimelineSampler, RingBuffer, type TimelineSample, type TimelineJSON, type WorkerSample } from './dashboard/timeline'
 export type { ClusterView, WorkerRow, TaskView, TaskGroup } from './dashboard/state'
-export { withProgress, ProgressBar, progressEnabled, taskProgress, type ProgressBarOptions, type WithProgressOptions, type ProgressStream } from './progress'
-export type { ProgressOption, ClientOptions } from './client'
+export { withProgress, ProgressBar, progressEnabled, taskProgress, type ProgressBarOptions, type WithProgressOptions, type ProgressStream } from './client/progress'
+export type { ProgressOption, ClientOptions } from './client/client'
 export { clusterView } from './dashboard/state'
 export { renderMetrics, PROMETHEUS_CONTENT_TYPE } from './dashboard/metrics'
 export { SlurmCluster, type SlurmOptions } from './jobqueue/slurm'

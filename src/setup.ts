@@ -1,19 +1,18 @@
 // setupClient(): config → resources → sizing → spill dir → scheduler and
 // workers → client, as dask_setup's setup_dask_client.
 
-import { Client } from './client'
-import { formatAddress, parseAddress } from './cluster/comm/address'
-import { addressOfInterface } from './cluster/comm/interface'
-import { LocalCluster } from './cluster/local-cluster'
-import { allocationConfig } from './cluster/remote/allocation-runner'
-import { thresholdProblems } from './cluster/memory-policy'
-import { SetupConfig, type SetupOptions } from './config'
+import { Client } from './client/client'
+import { formatAddress, parseAddress } from './comm/address'
+import { addressOfInterface } from './comm/interface'
+import { LocalCluster } from './deploy/local-cluster'
+import { allocationConfig } from './deploy/remote/allocation-runner'
+import { SetupConfig, type SetupOptions } from './config/config'
 import { startDashboardFor } from './dashboard/setup-dashboard'
-import { ConfigError } from './errors'
-import { detectResources, type Resources } from './resources'
-import { computeMemorySpec, formatSummary, type MemorySpec } from './sizing'
-import { createSpillDir } from './tempdir'
-import { tuneMemoryThresholds } from './tune'
+import { ConfigError } from './base/errors'
+import { detectResources, type Resources } from './config/resources'
+import { computeMemorySpec, formatSummary, type MemorySpec } from './config/sizing'
+import { createSpillDir } from './config/tempdir'
+import { tuneMemoryThresholds } from './reporting/tune'
 
 export interface SetupResult {
   client: Client
@@ -61,8 +60,6 @@ export async function setupClient(options: SetupOptions | { config: SetupConfig 
     pause: config.memoryPause,
     terminate: config.memoryTerminate,
   }
-  const bad = thresholdProblems(thresholds)
-  if (bad.length) throw new ConfigError(bad.map((b) => ({ field: 'memory thresholds', value: thresholds, allowed: b })))
   const spillDir = await createSpillDir(config, { expectedSpillBytes: spec.usableBytes })
   const log = config.silenceLogs ? undefined : (level: string, message: string) => console.error(`[spillway] ${level}: ${message}`)
   let cluster: LocalCluster

@@ -2,10 +2,10 @@
 // Persisting places the tasks on workers; reductions run where chunks live.
 
 import { createHash } from 'node:crypto'
-import { SpillwayError } from '../errors'
-import type { TaskSubmission } from '../cluster/scheduler'
-import { ArgumentError } from '../errors'
-import { describeFunction, functionLabel, type FnDesc, type TaskFunction } from '../futures/functions'
+import { SpillwayError } from '../base/errors'
+import type { TaskSubmission } from '../scheduler/scheduler'
+import { ArgumentError } from '../base/errors'
+import { describeFunction, functionLabel, type FnDesc, type TaskFunction } from '../wire/functions'
 import { chunkLen, type Grid } from './grid'
 
 export type Dtype = 'float64' | 'int64'

@@ -1,6 +1,6 @@
 // The chunk grid of an n-d array: row-major chunk ids, each chunk's shape.
 
-import { ConfigError, type ConfigProblem } from '../errors'
+import { ConfigError, type ConfigProblem } from '../base/errors'
 
 export interface Grid {
   shape: number[]

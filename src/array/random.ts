@@ -1,7 +1,7 @@
 // The recipe's array constructors, after dask.array.random.
 
 import { randomInt } from 'node:crypto'
-import type { ConfigProblem } from '../errors'
+import type { ConfigProblem } from '../base/errors'
 import { ChunkedArray } from './array'
 import { makeGrid } from './grid'
 

@@ -1,7 +1,7 @@
 // recommend_chunks(): chunk sizes that keep several chunks per worker in
 // memory under the target, and no chunk above Dask's ~128 MiB sweet spot.
 
-import { ConfigError } from '../errors'
+import { ConfigError } from '../base/errors'
 import { gridProblems } from './grid'
 
 export interface RecommendOptions {

@@ -1,6 +1,7 @@
-import { SpillwayError } from '../errors'
-import { KINDS } from '../config'
-import { closestName } from '../suggest'
+import { parseArgs as utilParseArgs } from 'node:util'
+import { SpillwayError } from '../base/errors'
+import { OPTIONS, KINDS } from '../config/options'
+import { closestName } from '../base/suggest'
 
 /** A command line that cannot be understood; main() turns it into exit code 2. */
 export class UsageError extends SpillwayError {
@@ -42,39 +43,43 @@ const FALSE = new Set(['false', '0', 'no', 'off'])
 
 /**
  * `--name value`, `--name=value`, `--bool`, `--no-bool`, `--bool=false`; `--` ends the flags.
- * Unknown flags and unparsable values are UsageErrors naming the flag, never ignored.
+ * node:util's parseArgs splits the command line into tokens (its strict mode
+ * would refuse `--bool=false` and `--no-bool` on Node 20, and its errors do
+ * not suggest the flag meant); the tokens are then typed here, and unknown
+ * flags and unparsable values are UsageErrors naming the flag, never ignored.
  */
 export function parseArgs(argv: readonly string[], spec: FlagSpec): ParsedArgs {
   const out: ParsedArgs = { flags: {}, positionals: [], help: false }
   const known = Object.keys(spec).map((k) => `--${camelToKebab(k)}`)
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]
-    if (arg === '--') {
-      out.positionals.push(...argv.slice(i + 1))
-      break
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = { help: { type: 'boolean', short: 'h' } }
+  for (const [name, type] of Object.entries(spec)) options[camelToKebab(name)] = { type: type === 'boolean' ? 'boolean' : 'string' }
+  for (const arg of argv) {
+    // A single-dash word would be read as a cluster of short flags.
+    if (/^-[^-\d.]/.test(arg) && arg !== '-h') throw new UsageError(`unknown flag ${arg}; flags are spelt --like-this`, { flag: arg })
+    if (arg === '--') break
+  }
+  const { tokens } = utilParseArgs({ args: [...argv], options, strict: false, allowPositionals: true, tokens: true })
+  for (const tok of tokens) {
+    if (tok.kind === 'positional') {
+      out.positionals.push(tok.value)
+      continue
     }
-    if (arg === '-h' || arg === '--help') {
+    if (tok.kind === 'option-terminator') continue
+    if (tok.name === 'help') {
       out.help = true
       continue
     }
-    if (!arg.startsWith('--')) {
-      if (arg.startsWith('-') && arg.length > 1) throw new UsageError(`unknown flag ${arg}; flags are spelt --like-this`, { flag: arg })
-      out.positionals.push(arg)
-      continue
-    }
-    const eq = arg.indexOf('=')
-    const rawName = eq === -1 ? arg.slice(2) : arg.slice(2, eq)
-    let inline: string | undefined = eq === -1 ? undefined : arg.slice(eq + 1)
-    let name = kebabToCamel(rawName)
+    let name = kebabToCamel(tok.name)
     let type = spec[name]
-    if (!type && rawName.startsWith('no-') && spec[kebabToCamel(rawName.slice(3))] === 'boolean' && inline === undefined) {
-      name = kebabToCamel(rawName.slice(3))
+    let inline = tok.inlineValue ? tok.value : undefined
+    if (!type && tok.name.startsWith('no-') && spec[kebabToCamel(tok.name.slice(3))] === 'boolean' && inline === undefined) {
+      name = kebabToCamel(tok.name.slice(3))
       type = 'boolean'
       inline = 'false'
     }
     if (!type) {
-      const guess = closestName(`--${rawName}`, known)
-      throw new UsageError(`unknown flag --${rawName}${guess ? `; did you mean ${guess}?` : ''}`, { flag: `--${rawName}` })
+      const guess = closestName(`--${tok.name}`, known)
+      throw new UsageError(`unknown flag --${tok.name}${guess ? `; did you mean ${guess}?` : ''}`, { flag: `--${tok.name}` })
     }
     const flag = `--${camelToKebab(name)}`
     if (type === 'boolean') {
@@ -88,12 +93,8 @@ export function parseArgs(argv: readonly string[], spec: FlagSpec): ParsedArgs {
       else throw new UsageError(`${flag} expects true or false, got ${JSON.stringify(inline)}`, { flag, value: inline })
       continue
     }
-    let value = inline
-    if (value === undefined) {
-      value = argv[i + 1]
-      if (value === undefined || (value.startsWith('--') && value.length > 2)) throw new UsageError(`${flag} needs a value`, { flag })
-      i++
-    }
+    const value = tok.value
+    if (value === undefined || (!tok.inlineValue && value.startsWith('--') && value.length > 2)) throw new UsageError(`${flag} needs a value`, { flag })
     if (type === 'number') {
       const n = value.trim() === '' ? NaN : Number(value)
       if (!Number.isFinite(n)) throw new UsageError(`${flag} expects a number, got ${JSON.stringify(value)}`, { flag, value })
@@ -107,7 +108,11 @@ export function parseArgs(argv: readonly string[], spec: FlagSpec): ParsedArgs {
 
 /** Help lines for a spec: `  --max-mem-gb <number>`. */
 export function describeFlags(spec: FlagSpec): string[] {
-  return Object.entries(spec).map(([name, type]) => `  --${camelToKebab(name)}${type === 'boolean' ? '' : ` <${type}>`}`)
+  return Object.entries(spec).map(([name, type]) => {
+    const flag = `  --${camelToKebab(name)}${type === 'boolean' ? '' : ` <${type}>`}`
+    const doc = Object.hasOwn(OPTIONS, name) ? OPTIONS[name as keyof typeof OPTIONS].doc : name === 'config' ? 'a profile file (JSON or YAML) as the base' : undefined
+    return doc ? `${flag.padEnd(30)} ${doc}` : flag
+  })
 }
 
 /**

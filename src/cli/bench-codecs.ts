@@ -9,10 +9,10 @@
 
 import { closeSync, openSync, readSync, statSync } from 'node:fs'
 import { basename } from 'node:path'
-import { generateChunk } from '../chunks'
-import { availableCodecs, compress, decompress } from '../codecs'
-import { SpillwayError } from '../errors'
-import { ProgressBar } from '../progress'
+import { generateChunk } from '../native/chunks'
+import { availableCodecs, compress, decompress } from '../native/codecs'
+import { SpillwayError } from '../base/errors'
+import { ProgressBar } from '../client/progress'
 import { describeFlags, parseCommand, UsageError, type FlagSpec } from './args'
 
 const MIB = 2 ** 20

@@ -3,16 +3,16 @@
 
 import type { ChunkedArray } from '../array/array'
 import { random } from '../array/random'
-import { availableCodecs } from '../codecs'
-import { SetupConfig, type SetupOptions } from '../config'
-import { ProgressBar, taskProgress, withProgress } from '../progress'
+import { availableCodecs } from '../native/codecs'
+import { SetupConfig, type SetupOptions } from '../config/config'
+import { ProgressBar, taskProgress, withProgress } from '../client/progress'
 import { clusterReport, type ClusterReportData } from '../reporting/report'
 import { monitor, type TimelinePoint } from '../reporting/monitor'
 import { clusterMemorySnapshot } from '../reporting/workers'
-import { detectResources, type Resources } from '../resources'
+import { detectResources, type Resources } from '../config/resources'
 import { setupClient, type SetupResult } from '../setup'
-import { tuneMemoryThresholds, type TuneResult } from '../tune'
-import type { Client } from '../client'
+import { tuneMemoryThresholds, type TuneResult } from '../reporting/tune'
+import type { Client } from '../client/client'
 import { formatSystemAnalysis } from './info'
 
 const GIB = 2 ** 30

@@ -8,10 +8,10 @@ import { randomBytes } from 'node:crypto'
 import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
-import { validCodecNames } from '../codecs'
-import { progressEnabled } from '../progress'
+import { validCodecNames } from '../native/codecs'
+import { progressEnabled } from '../client/progress'
 import { timelineChart } from '../reporting/chart'
-import type { Resources } from '../resources'
+import type { Resources } from '../config/resources'
 import { describeFlags, parseCommand, UsageError, type FlagSpec } from './args'
 import {
   compressionSection,

@@ -1,9 +1,9 @@
 import { join } from 'node:path'
-import { SetupConfig, type SetupOptions } from '../config'
-import { SpillwayError } from '../errors'
-import { detectResources, HPC_VARS, type Resources } from '../resources'
-import { computeMemorySpec, formatSummary, GIB, type MemorySpec } from '../sizing'
-import { resolveSpillBase, type SpillBase } from '../tempdir'
+import { SetupConfig, type SetupOptions } from '../config/config'
+import { SpillwayError } from '../base/errors'
+import { detectResources, HPC_VARS, type Resources } from '../config/resources'
+import { computeMemorySpec, formatSummary, GIB, type MemorySpec } from '../config/sizing'
+import { resolveSpillBase, type SpillBase } from '../config/tempdir'
 import { camelToKebab, describeFlags, parseArgs, SETUP_FLAGS, type FlagSpec } from './args'
 
 const INFO_FLAGS: FlagSpec = { json: 'boolean', ...SETUP_FLAGS }

@@ -1,5 +1,5 @@
-import { ConfigError, SpillwayError } from '../errors'
-import { closestName } from '../suggest'
+import { ConfigError, SpillwayError } from '../base/errors'
+import { closestName } from '../base/suggest'
 import { UsageError } from './args'
 
 /** A subcommand module: `run` returns the process exit code. */

@@ -4,9 +4,9 @@
 // cluster closes, its scheduler has been gone for --death-timeout seconds,
 // or it is stopped (SIGINT / SIGTERM).
 
-import { SetupConfig } from '../config'
-import { ConfigError } from '../errors'
-import { runNodeWorkers } from '../cluster/remote/node-workers'
+import { SetupConfig } from '../config/config'
+import { ConfigError } from '../base/errors'
+import { runNodeWorkers } from '../deploy/remote/node-workers'
 import { describeFlags, parseCommand, SETUP_FLAGS, type FlagSpec } from './args'
 
 const WORKER_FLAGS: FlagSpec = {

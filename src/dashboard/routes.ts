@@ -3,6 +3,7 @@
 
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { ownAsset } from '../base/paths'
 import { renderMetrics, PROMETHEUS_CONTENT_TYPE } from './metrics'
 import type { ClusterView } from './state'
 import type { TimelineJSON } from './timeline'
@@ -25,7 +26,7 @@ export const EVENTS_PATH = '/events'
 
 export const ALLOWED_METHODS = 'GET, HEAD'
 
-const ASSETS_DIR = join(__dirname, 'assets')
+const ASSETS_DIR = ownAsset('dashboard/assets')
 
 function uplotFile(name: string): string {
   return join(dirname(require.resolve('uplot/package.json')), 'dist', name)

@@ -1,9 +1,9 @@
 // setupClient's part of the dashboard: start it as the config asks, print
 // where it is, and tie its life to the cluster's.
 
-import type { Client } from '../client'
-import type { SetupConfig } from '../config'
-import { ConfigError, SpillwayError } from '../errors'
+import type { Client } from '../client/client'
+import type { SetupConfig } from '../config/config'
+import { ConfigError, SpillwayError } from '../base/errors'
 import { dashboardBanner, startDashboard, type Dashboard } from './server'
 
 type DashboardConfig = Pick<SetupConfig, 'dashboardPort' | 'dashboardAddress' | 'silenceLogs'>

@@ -2,9 +2,9 @@
 // are now. One row per worker slot (a nanny), so a worker being restarted
 // keeps its row; workers that joined without a nanny get rows of their own.
 
-import type { Client } from '../client'
-import type { StuckReport, Thresholds, WorkerMetrics } from '../cluster/protocol'
-import type { WorkerHandle } from '../cluster/worker-handle'
+import type { Client } from '../client/client'
+import type { StuckReport, Thresholds, WorkerMetrics } from '../wire/protocol'
+import type { WorkerHandle } from '../scheduler/state'
 import { workerInMemoryBytes, workerSpillBytes } from '../reporting/workers'
 
 export type RowStatus = 'running' | 'paused' | 'closing' | 'restarting' | 'closed'

@@ -2,8 +2,8 @@
 // latest heartbeats (never an RPC: a dashboard must not load the workers)
 // into a bounded ring buffer, so a long run costs a fixed amount of memory.
 
-import type { Scheduler } from '../cluster/scheduler'
-import { ConfigError, intervalProblem, type ConfigProblem } from '../errors'
+import type { Scheduler } from '../scheduler/scheduler'
+import { ConfigError, intervalProblem, type ConfigProblem } from '../base/errors'
 import { workerInMemoryBytes, workerSpillBytes } from '../reporting/workers'
 
 export interface WorkerSample {

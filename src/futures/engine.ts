@@ -4,15 +4,15 @@
 
 import { createHash, randomUUID } from 'node:crypto'
 import { serialize } from 'node:v8'
-import { DataClient } from '../cluster/comm/data-client'
-import type { DepRef, TaskFn } from '../cluster/protocol'
-import type { Scheduler, TaskSubmission } from '../cluster/scheduler'
-import type { TaskRecord } from '../cluster/task-record'
-import { ArgumentError, SpillwayError, type ConfigProblem } from '../errors'
-import { describeFunction, functionLabel, type FnDesc, type TaskFunction } from './functions'
+import { DataClient } from '../comm/data-client'
+import type { DepRef, TaskFn } from '../wire/protocol'
+import type { Scheduler, TaskSubmission } from '../scheduler/scheduler'
+import type { TaskRecord } from '../scheduler/state'
+import { ArgumentError, SpillwayError, type ConfigProblem } from '../base/errors'
+import { describeFunction, functionLabel, type FnDesc, type TaskFunction } from '../wire/functions'
 import { Future, type FutureOwner } from './future'
-import { extract, place } from './nesting'
-import { decodeValue, encodeValue } from './values'
+import { extract, place } from '../wire/nesting'
+import { decodeValue, encodeValue } from '../wire/values'
 
 export interface SubmitOptions {
   /** The task's key; by default made from the function's name and a hash (pure) or a random id. */

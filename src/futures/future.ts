@@ -3,8 +3,8 @@
 // (`await f.result()`). Each Future holds its key on the cluster until it
 // is released or garbage collected.
 
-import { SpillwayError } from '../errors'
-import type { TaskRecord } from '../cluster/task-record'
+import { SpillwayError } from '../base/errors'
+import type { TaskRecord } from '../scheduler/state'
 
 export type FutureStatus = 'pending' | 'finished' | 'error' | 'cancelled' | 'lost'
 

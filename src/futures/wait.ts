@@ -1,7 +1,7 @@
 // wait() and asCompleted() over Futures, as Dask's: neither throws for a
 // task that failed; the Future says how it ended.
 
-import { ArgumentError, SpillwayError } from '../errors'
+import { ArgumentError, SpillwayError } from '../base/errors'
 import { Future } from './future'
 
 export type ReturnWhen = 'ALL_COMPLETED' | 'FIRST_COMPLETED'

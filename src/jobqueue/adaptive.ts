@@ -4,8 +4,8 @@
 // shrinks to `minimum`. Workers of jobs still queued in the batch system
 // count as coming, so a slow queue does not make it submit again and again.
 
-import { ConfigError } from '../errors'
-import type { Scheduler } from '../cluster/scheduler'
+import { ConfigError } from '../base/errors'
+import type { Scheduler } from '../scheduler/scheduler'
 
 export interface AdaptOptions {
   minimum?: number

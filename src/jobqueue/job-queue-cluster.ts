@@ -8,12 +8,13 @@ import { execFile } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
-import { Client } from '../client'
-import { nodeAddress, addressOfInterface } from '../cluster/comm/interface'
-import { LocalCluster } from '../cluster/local-cluster'
-import { SpillwayError, ConfigError, type ConfigProblem } from '../errors'
-import { SetupConfig } from '../config'
-import { createSpillDir } from '../tempdir'
+import { BIN_PATH } from '../base/paths'
+import { Client } from '../client/client'
+import { nodeAddress, addressOfInterface } from '../comm/interface'
+import { LocalCluster } from '../deploy/local-cluster'
+import { SpillwayError, ConfigError, type ConfigProblem } from '../base/errors'
+import { SetupConfig } from '../config/config'
+import { createSpillDir } from '../config/tempdir'
 import { resolveJobOptions, type JobQueueOptions, type ResolvedJobOptions } from './options'
 import { Adaptive, type AdaptOptions } from './adaptive'
 import { assembleScript } from './job-script'
@@ -56,7 +57,7 @@ export abstract class JobQueueCluster {
     extraKeys: string[],
     extraProblems: ConfigProblem[],
   ) {
-    this.options = resolveJobOptions(options, extraKeys, extraProblems, `${flavour.name} options`, () => [process.execPath, join(__dirname, '..', '..', 'bin', 'spillway.js')])
+    this.options = resolveJobOptions(options, extraKeys, extraProblems, `${flavour.name} options`, () => [process.execPath, BIN_PATH])
     this.options.logDirectory = resolve(this.options.logDirectory)
     this.schedulerFile = resolve(this.options.schedulerFile ?? join(this.options.logDirectory, `spillway-scheduler-${process.pid}.json`))
   }

@@ -1,8 +1,8 @@
 // Options of the job-queue clusters (SlurmCluster, PbsCluster), checked in
 // one place: every bad one is named, with what is allowed.
 
-import { ConfigError, type ConfigProblem } from '../errors'
-import { closestName } from '../suggest'
+import { ConfigError, type ConfigProblem } from '../base/errors'
+import { closestName } from '../base/suggest'
 
 export interface JobQueueOptions {
   /** Cores each job asks for. */

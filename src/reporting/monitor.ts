@@ -1,7 +1,7 @@
 // monitor_computation(): sample cluster memory and spill while something runs.
 
-import type { Client } from '../client'
-import { ConfigError, intervalProblem } from '../errors'
+import type { Client } from '../client/client'
+import { ConfigError, intervalProblem } from '../base/errors'
 import { clusterMemorySnapshot } from './workers'
 
 export interface TimelinePoint {

@@ -1,6 +1,6 @@
 // cluster_report(): the headline numbers of a run, read from the scheduler.
 
-import type { Client } from '../client'
+import type { Client } from '../client/client'
 import { schedulerWorkers, workerInMemoryBytes, workerSpillBytes } from './workers'
 
 const GIB = 2 ** 30

@@ -1,8 +1,11 @@
 // The scheduler's own figures for each worker, as the recipe reads them:
 // never disk usage, which measures the whole filesystem.
 
-import type { Client } from '../client'
-import type { StuckReport, Thresholds, WorkerMetrics, WorkerStatus } from '../cluster/protocol'
+import type { Client } from '../client/client'
+import { workerInMemoryBytes, workerSpillBytes } from '../wire/metrics'
+import type { StuckReport, Thresholds, WorkerMetrics, WorkerStatus } from '../wire/protocol'
+
+export { workerInMemoryBytes, workerSpillBytes }
 
 export interface WorkerInfo {
   address: string
@@ -41,19 +44,6 @@ export async function schedulerWorkers(client: Client): Promise<Record<string, W
     }
   }
   return out
-}
-
-type MetricsLike = Partial<Pick<WorkerMetrics, 'managedBytes' | 'spilledBytes'>> | undefined | null
-
-/** Managed bytes held in memory: managed minus the spilled part (as Dask). */
-export function workerInMemoryBytes(metrics: MetricsLike): number {
-  if (!metrics) return 0
-  return Math.max(0, (metrics.managedBytes ?? 0) - (metrics.spilledBytes?.memory ?? 0))
-}
-
-/** Spilled bytes on disk, after compression. */
-export function workerSpillBytes(metrics: MetricsLike): number {
-  return metrics?.spilledBytes?.disk ?? 0
 }
 
 export interface MemorySnapshot {

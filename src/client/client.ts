@@ -1,0 +1,188 @@
+// The user's handle on a cluster: persist arrays, compute reductions, and
+// read what the scheduler knows.
+
+import { ChunkedArray, Reduction } from '../array/array'
+import { combinePartials, finishPartial } from '../native/chunks'
+import type { LocalCluster } from '../deploy/local-cluster'
+import type { Scheduler } from '../scheduler/scheduler'
+import { ArgumentError, ClusterClosedError, ConfigError, SpillwayError } from '../base/errors'
+import { FutureEngine, type MapOptions, type ScatterOptions, type SubmitOptions } from '../futures/engine'
+import type { TaskFunction } from '../wire/functions'
+import type { Future } from '../futures/future'
+import { withProgress } from './progress'
+
+export interface ClientOptions {
+  dashboardLink?: string
+  /** Also closes the cluster when the client closes (setupClient's clients do). */
+  ownsCluster?: boolean
+  /** No progress bars, even when asked for (setupClient passes its silenceLogs). */
+  silenceLogs?: boolean
+}
+
+/** Options of `persist` and `compute`. */
+export interface ProgressOption {
+  /**
+   * Show a progress bar (chunk tasks done / total, bytes spilled) on a
+   * terminal; nothing is drawn when output is not a TTY or logs are silenced.
+   */
+  progress?: boolean
+}
+
+export class Client {
+  dashboardLink: string | undefined
+  #closed = false
+  readonly #ownsCluster: boolean
+  /** No progress bars for this client (setupClient's `silenceLogs`). */
+  readonly silenceLogs: boolean
+  readonly #futures: FutureEngine
+
+  constructor(
+    readonly cluster: LocalCluster,
+    options: ClientOptions = {},
+  ) {
+    this.dashboardLink = options.dashboardLink
+    this.#ownsCluster = options.ownsCluster ?? false
+    this.silenceLogs = options.silenceLogs ?? false
+    this.#futures = new FutureEngine(cluster.scheduler, cluster.secret, () => this.#check())
+  }
+
+  get scheduler(): Scheduler {
+    return this.cluster.scheduler
+  }
+
+  #check(): void {
+    if (this.#closed || this.cluster.closed) throw new ClusterClosedError(this.#closed ? 'client' : 'cluster')
+  }
+
+  /**
+   * Places the array's chunk tasks on the workers and resolves once they are
+   * submitted, with the array bound to this client; `await x.wait()` for the
+   * chunks themselves. With `{ progress: true }` a bar shows the chunks
+   * held so far until every chunk is held (or the cluster closes).
+   */
+  async persist(array: ChunkedArray, options: ProgressOption = {}): Promise<ChunkedArray> {
+    this.#check()
+    if (!(array instanceof ChunkedArray)) {
+      throw new ConfigError([{ field: 'array', value: typeof array, allowed: 'an array from random.random / random.randint' }], 'persist argument')
+    }
+    this.scheduler.submit(array.tasks())
+    const bound = array.withOwner({
+      waitFor: (keys) => this.scheduler.waitFor(keys),
+      release: (keys) => this.scheduler.release(keys),
+    })
+    if (options.progress && !this.silenceLogs) {
+      // In the background: persist still resolves once the tasks are submitted.
+      void withProgress(this, bound, () => bound.wait(), { label: 'persist' }).catch(() => {})
+    }
+    return bound
+  }
+
+  /**
+   * Computes a reduction where the chunks live and combines the partials.
+   * An array that was not persisted is computed chunk by chunk and each
+   * chunk is freed once reduced. With `{ progress: true }` a bar shows the
+   * chunk tasks done while it runs.
+   */
+  async compute(expr: Reduction, options: ProgressOption = {}): Promise<number> {
+    this.#check()
+    if (!(expr instanceof Reduction)) {
+      throw new ConfigError([{ field: 'expr', value: typeof expr, allowed: 'a reduction such as x.mean() or x.sum()' }], 'compute argument')
+    }
+    if (options.progress && !this.silenceLogs) {
+      return withProgress(this, expr.array, () => this.#compute(expr), { label: `compute ${expr.op}` })
+    }
+    return this.#compute(expr)
+  }
+
+  async #compute(expr: Reduction): Promise<number> {
+    const { array, op } = expr
+    const keys = array.keys()
+    const transient = !array.persisted
+    // Held here until reduced (each chunk of an array never persisted is let go of then).
+    const held = new Set(keys)
+    this.scheduler.submit(array.tasks())
+    const lanes = Math.max(2, this.totalThreads() * 2)
+    const letGo = (ks: string[]) => {
+      const mine = ks.filter((k) => held.delete(k))
+      if (mine.length) this.scheduler.release(mine)
+    }
+    try {
+      const partials = await this.scheduler.reduce(keys, array.dtype, op, lanes, transient ? letGo : undefined)
+      const value = finishPartial(combinePartials(partials), op)
+      return op === 'sum' && array.dtype === 'int64' ? Math.round(value) : value
+    } finally {
+      letGo([...held])
+    }
+  }
+
+  /**
+   * Runs `fn(...args)` on a worker and returns its Future at once. `fn` is a
+   * module export `{ module, name }` or a self-contained function; Futures
+   * anywhere in `args` are replaced by their values on the worker.
+   */
+  submit(fn: TaskFunction, args: unknown[] = [], options: SubmitOptions = {}): Future {
+    return this.#futures.submit(fn, args, options)
+  }
+
+  /** One task `fn(item)` per item; their Futures, in order. */
+  map(fn: TaskFunction, items: Iterable<unknown>, options: MapOptions = {}): Future[] {
+    return this.#futures.map(fn, items, options)
+  }
+
+  /** Puts a value on a worker; its Future can be passed to tasks. It survives the loss of its worker. */
+  scatter(value: unknown, options: ScatterOptions = {}): Promise<Future> {
+    return this.#futures.scatter(value, options)
+  }
+
+  /** `futures` (a Future, or Futures nested in arrays and objects) with each Future replaced by its value. */
+  gather(futures: unknown): Promise<any> {
+    return this.#futures.gather(futures)
+  }
+
+  /**
+   * Resolves once at least `n` workers are connected (Dask's
+   * wait_for_workers): workers started elsewhere with `spillway worker`
+   * join after setupClient returns. Rejects with ERR_SPILLWAY_TIMEOUT after
+   * `timeout` ms (default: no limit).
+   */
+  async waitForWorkers(n: number, options: { timeout?: number } = {}): Promise<void> {
+    this.#check()
+    if (!(Number.isInteger(n) && n >= 0)) throw new ArgumentError([{ field: 'n', value: n, allowed: 'an integer ≥ 0' }], 'waitForWorkers arguments')
+    const t = options.timeout
+    if (t !== undefined && !(typeof t === 'number' && t >= 0)) throw new ArgumentError([{ field: 'options.timeout', value: t, allowed: 'milliseconds ≥ 0' }], 'waitForWorkers options')
+    const s = this.scheduler
+    if (s.workers.size >= n) return
+    await new Promise<void>((resolve, reject) => {
+      const timer = t === undefined ? undefined : setTimeout(() => done(new SpillwayError('ERR_SPILLWAY_TIMEOUT', `${s.workers.size} of ${n} workers after ${t} ms`, { have: s.workers.size, want: n, timeout: t })), t)
+      const onAdded = () => s.workers.size >= n && done()
+      const done = (err?: Error) => {
+        clearTimeout(timer)
+        s.off('worker-added', onAdded)
+        err ? reject(err) : resolve()
+      }
+      s.on('worker-added', onAdded)
+    })
+  }
+
+  /** Threads per worker, keyed by worker address. */
+  nthreads(): Record<string, number> {
+    const out: Record<string, number> = {}
+    for (const [a, w] of this.scheduler.workers) out[a] = w.nthreads
+    return out
+  }
+
+  totalThreads(): number {
+    return Object.values(this.nthreads()).reduce((a, b) => a + b, 0)
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    this.#futures.close()
+    if (this.#ownsCluster) await this.cluster.close()
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close()
+  }
+}

@@ -1,0 +1,150 @@
+// Fetches values from workers' data servers: one authenticated connection
+// per peer, requests answered in order on it. A compressed frame (a value the
+// peer had spilled) is decompressed here, off the JS thread.
+
+import type { Socket } from 'node:net'
+import { decompress } from '../native/codecs'
+import { SpillwayError } from '../base/errors'
+import { dial } from './address'
+import { FrameReader, headed, unhead, writeFrame } from './frames'
+import { offerHandshake } from './handshake'
+
+interface Pending {
+  id: number
+  want: number
+  got: Map<string, Buffer | undefined>
+  resolve(m: Map<string, Buffer | undefined>): void
+  reject(e: Error): void
+}
+
+class Connection {
+  #queue: Pending[] = []
+  #next = 1
+  #closed = false
+
+  constructor(
+    readonly address: string,
+    private readonly socket: Socket,
+    rest: Buffer,
+    private readonly onBytes: (n: number) => void,
+    private readonly onClose: () => void,
+  ) {
+    const reader = new FrameReader((f) => this.#frame(f))
+    socket.on('data', (c) => {
+      try {
+        reader.push(c)
+      } catch (e: any) {
+        this.#fail(e)
+      }
+    })
+    socket.once('close', () => this.#fail(transferError(address, 'the connection closed')))
+    // A peer whose node dropped off the network sends nothing and no reset: a
+    // request waiting that long fails (and its value is made again) instead of hanging.
+    socket.setTimeout(STALL_MS, () => {
+      if (this.#queue.length) this.#fail(transferError(address, `no data for ${STALL_MS / 1000} s`))
+    })
+    socket.on('error', (e) => this.#fail(transferError(address, e.message)))
+    if (rest.length) reader.push(rest)
+    socket.resume()
+  }
+
+  get closed(): boolean {
+    return this.#closed
+  }
+
+  #frame(f: Buffer) {
+    const { header, payload } = unhead(f)
+    const p = this.#queue[0]
+    if (!p || header.id !== p.id) return this.#fail(transferError(this.address, 'reply out of order'))
+    if (header.status === 'missing') p.got.set(header.key, undefined)
+    else {
+      this.onBytes(payload.length)
+      // Marked compressed: a frame to verify and decode, not bytes to trust.
+      p.got.set(header.key, header.status === 'compressed' ? Object.assign(payload, { compressedFrame: true }) : payload)
+    }
+    if (p.got.size === p.want) {
+      this.#queue.shift()
+      p.resolve(p.got)
+    }
+  }
+
+  #fail(e: Error) {
+    if (this.#closed) return
+    this.#closed = true
+    this.socket.destroy()
+    for (const p of this.#queue) p.reject(e)
+    this.#queue = []
+    this.onClose()
+  }
+
+  request(keys: string[]): Promise<Map<string, Buffer | undefined>> {
+    if (this.#closed) return Promise.reject(transferError(this.address, 'the connection is closed'))
+    const id = this.#next++
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ id, want: new Set(keys).size, got: new Map(), resolve, reject })
+      writeFrame(this.socket, headed({ id, keys })).catch((e) => this.#fail(e))
+    })
+  }
+
+  close() {
+    this.#fail(transferError(this.address, 'closed'))
+  }
+}
+
+/** Silence from a peer, with requests waiting, that counts as a lost connection. */
+export const STALL_MS = 30_000
+
+function transferError(address: string, why: string): SpillwayError {
+  return new SpillwayError('ERR_SPILLWAY_TRANSFER', `transfer from ${address} failed: ${why}`, { address })
+}
+
+export class DataClient {
+  readonly #connections = new Map<string, Promise<Connection>>()
+  incomingBytes = 0
+  incomingCount = 0
+
+  constructor(private readonly secret: Buffer) {}
+
+  #connection(address: string): Promise<Connection> {
+    let c = this.#connections.get(address)
+    if (!c) {
+      c = (async () => {
+        const socket = await dial(address).catch((e) => {
+          throw transferError(address, e.message)
+        })
+        try {
+          const rest = await offerHandshake(socket, this.secret)
+          return new Connection(address, socket, rest, (n) => {
+            this.incomingBytes += n
+            this.incomingCount++
+          }, () => this.#connections.delete(address))
+        } catch (e) {
+          socket.destroy()
+          throw e
+        }
+      })()
+      this.#connections.set(address, c)
+      c.catch(() => this.#connections.delete(address))
+    }
+    return c
+  }
+
+  /**
+   * The stored bytes of each key at `address`; undefined for a key the peer
+   * does not hold. Rejects with ERR_SPILLWAY_TRANSFER when the peer is
+   * unreachable.
+   */
+  async fetch(address: string, keys: string[]): Promise<Map<string, Buffer | undefined>> {
+    const conn = await this.#connection(address)
+    const got = await conn.request(keys)
+    for (const [k, v] of got) {
+      if (v && (v as any).compressedFrame) got.set(k, await decompress(v))
+    }
+    return got
+  }
+
+  close(): void {
+    for (const c of this.#connections.values()) c.then((x) => x.close(), () => {})
+    this.#connections.clear()
+  }
+}

@@ -1,0 +1,85 @@
+// Request/reply over a transport, with every outstanding request failed at
+// once when the channel closes: a dead worker must never leave a caller
+// waiting.
+
+import { SpillwayError, WorkerStuckError } from '../base/errors'
+import type { ErrorPayload, Request, SchedulerToWorker, WorkerToScheduler, WorkerMetrics } from '../wire/protocol'
+import type { Transport } from './transport'
+
+export class WorkerLostError extends SpillwayError {
+  constructor(address: string) {
+    super('ERR_SPILLWAY_WORKER_LOST', `worker ${address} was lost`, { address })
+    this.name = 'WorkerLostError'
+  }
+}
+
+/**
+ * A worker's failure as one of spillway's stable codes: a foreign code (a
+ * system call's ENOENT, the binding's StringExpected) would become API by
+ * leaking through, so it is kept in details only. A user task's own error
+ * keeps its name, message and stack in `details.remote`, and its stack is
+ * shown under the caller's.
+ */
+export function workerError(e: ErrorPayload): SpillwayError {
+  const details: Record<string, unknown> = {}
+  if (e.remote) details.remote = e.remote
+  if (e.missing) details.missing = e.missing
+  const ours = typeof e.code === 'string' && e.code.startsWith('ERR_SPILLWAY_')
+  if (!ours && e.code !== undefined) details.originalCode = e.code
+  if (e.stuck && (e.code === 'ERR_SPILLWAY_SPILL_FULL' || e.code === 'ERR_SPILLWAY_WORKER_STUCK')) return new WorkerStuckError(e.code, e.message, e.stuck)
+  const err = new SpillwayError(ours ? e.code! : 'ERR_SPILLWAY_TASK', e.message, details)
+  if (e.remote?.stack) err.stack = `${err.stack}\n  the task's own error, as thrown on the worker:\n${e.remote.stack}`
+  return err
+}
+
+interface Pending {
+  resolve(v: unknown): void
+  reject(e: unknown): void
+}
+
+export class WorkerRpc {
+  #next = 1
+  #pending = new Map<number, Pending>()
+  #closed = false
+
+  constructor(
+    private readonly address: string,
+    private readonly transport: Transport<WorkerToScheduler, SchedulerToWorker>,
+    handlers: { heartbeat(m: WorkerMetrics): void; log(level: string, message: string): void; closed(): void },
+  ) {
+    transport.onMessage((msg) => {
+      if (msg.kind === 'heartbeat') handlers.heartbeat(msg.metrics)
+      else if (msg.kind === 'log') handlers.log(msg.level, msg.message)
+      else if (msg.kind === 'reply') {
+        const p = this.#pending.get(msg.id)
+        if (!p) return
+        this.#pending.delete(msg.id)
+        if (msg.ok) p.resolve(msg.result)
+        else p.reject(workerError(msg.error))
+      }
+    })
+    transport.onClose(() => {
+      this.#closed = true
+      const err = new WorkerLostError(this.address)
+      for (const p of this.#pending.values()) p.reject(err)
+      this.#pending.clear()
+      handlers.closed()
+    })
+  }
+
+  get closed(): boolean {
+    return this.#closed
+  }
+
+  request<T>(request: Request): Promise<T> {
+    if (this.#closed) return Promise.reject(new WorkerLostError(this.address))
+    const id = this.#next++
+    return new Promise<T>((resolve, reject) => {
+      this.#pending.set(id, { resolve: resolve as (v: unknown) => void, reject })
+      if (!this.transport.send({ kind: 'request', id, request })) {
+        this.#pending.delete(id)
+        reject(new WorkerLostError(this.address))
+      }
+    })
+  }
+}

@@ -1,0 +1,187 @@
+// A scheduler in this process and N nannied worker processes.
+
+import { randomBytes } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { TlsFiles } from '../comm/address'
+import { Nanny } from './nanny'
+import { RemoteWorkers } from './remote/listener'
+import { removeSchedulerFile, writeSchedulerFile } from '../comm/scheduler-file'
+import { clusterSettings, type ClusterSettings } from './worker-settings'
+import { VERSION } from '../base/version'
+import type { Thresholds } from '../wire/protocol'
+import { ScatterBackup } from '../scheduler/scatter-backup'
+import { Scheduler } from '../scheduler/scheduler'
+
+export interface LocalClusterOptions {
+  nWorkers: number
+  threadsPerWorker: number
+  memoryLimit: number
+  thresholds: Thresholds
+  spillDir: string
+  codec: string
+  level?: number
+  processes?: boolean
+  heartbeatMs?: number
+  /** A paused worker that cannot spill and makes no progress this long is stuck, and the work it holds up fails (default 30 s). */
+  stuckTimeoutMs?: number
+  /**
+   * tcp://host:port where workers started elsewhere (`spillway worker`)
+   * join, proving they hold the cluster's secret; port 0 picks one.
+   */
+  listen?: string
+  /** A worker from elsewhere silent this long is taken as lost (default 300 s). */
+  workerTtlMs?: number
+  /** Certificate, key (and CA) files for a tls:// `listen` address. */
+  tls?: TlsFiles
+  /** Where to write the scheduler file (and its secret, FILE.secret) for them; removed on close. */
+  schedulerFile?: string
+  /** Called once the workers are stopped, to remove the spill directory. */
+  cleanup?: () => Promise<void> | void
+  log?: (level: string, message: string) => void
+}
+
+const live = new Set<LocalCluster>()
+
+// sun_path holds 108 bytes on Linux (104 on macOS), name and NUL included.
+const MAX_SOCKET_DIR = 80
+
+/** Where the workers' data sockets go: the spill directory, or a short private one when its path is too long for a socket. */
+async function socketDirFor(spillDir: string): Promise<{ dir: string; remove?: () => Promise<void> }> {
+  if (spillDir.length <= MAX_SOCKET_DIR) return { dir: spillDir }
+  const dir = await mkdtemp(join(tmpdir(), 'spillway-sock-'))
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) }
+}
+let exitHookInstalled = false
+
+function installExitHook() {
+  if (exitHookInstalled) return
+  exitHookInstalled = true
+  // Workers also exit when their IPC channel closes; this covers the
+  // synchronous paths (process.exit) where that happens a little later.
+  process.on('exit', () => {
+    for (const c of live) c.killNow()
+  })
+}
+
+export class LocalCluster {
+  readonly scheduler: Scheduler
+  readonly nannies: Nanny[] = []
+  #closing: Promise<void> | undefined
+  readonly #onClose: (() => Promise<void> | void)[] = []
+  /** Hex of the secret the workers' data connections prove they hold. */
+  secret = ''
+  /** The listener for workers started elsewhere, when `listen` was given. */
+  remote: RemoteWorkers | undefined
+
+  /** What every worker of this cluster starts with, local or joined. */
+  readonly settings: ClusterSettings
+
+  private constructor(readonly options: LocalClusterOptions) {
+    this.scheduler = new Scheduler(options.thresholds)
+    this.settings = clusterSettings(options)
+  }
+
+  static async start(options: LocalClusterOptions): Promise<LocalCluster> {
+    installExitHook()
+    const c = new LocalCluster(options)
+    live.add(c)
+    // Data connections between workers prove they hold this secret before anything is read.
+    const secret = randomBytes(32).toString('hex')
+    const sockets = await socketDirFor(options.spillDir)
+    if (sockets.remove) c.#onClose.push(sockets.remove)
+    c.scheduler.backup = new ScatterBackup(join(options.spillDir, 'scattered'), undefined, options.codec)
+    c.secret = secret
+    for (let i = 0; i < options.nWorkers; i++) {
+      c.nannies.push(
+        new Nanny(c.scheduler, {
+          index: i,
+          nthreads: options.threadsPerWorker,
+          memoryLimit: options.memoryLimit,
+          spillDir: options.spillDir,
+          settings: c.settings,
+          log: options.log,
+          secret,
+          socketDir: sockets.dir,
+        }),
+      )
+    }
+    try {
+      if (options.listen) await c.#listen(options.listen, Buffer.from(secret, 'hex'))
+      await Promise.all(c.nannies.map((n) => n.start()))
+    } catch (e) {
+      await c.close()
+      throw e
+    }
+    return c
+  }
+
+  async #listen(address: string, secret: Buffer): Promise<void> {
+    const o = this.options
+    this.remote = await RemoteWorkers.start(this.scheduler, {
+      address,
+      secret,
+      tls: o.tls,
+      settings: this.settings,
+      log: o.log,
+    })
+    if (o.schedulerFile) {
+      writeSchedulerFile(o.schedulerFile, { address: this.remote.address, version: VERSION, jobId: process.env.SLURM_JOB_ID ?? process.env.PBS_JOBID, pid: process.pid }, secret)
+    }
+  }
+
+  /**
+   * Lets the workers that joined from elsewhere go: no new ones are taken,
+   * the scheduler file goes first (their nannies then know the cluster is
+   * gone, not lost), and each is asked to close, removing its spill files.
+   */
+  async #releaseRemote(): Promise<void> {
+    if (!this.remote) return
+    this.remote.stopAccepting()
+    if (this.options.schedulerFile) removeSchedulerFile(this.options.schedulerFile)
+    const local = new Set(this.nannies.map((n) => n.worker))
+    const remote = [...this.scheduler.workers.values()].filter((w) => !local.has(w))
+    await Promise.allSettled(remote.map((w) => Promise.race([w.rpc.request({ op: 'close' }), new Promise((r) => setTimeout(r, 5000).unref())])))
+    this.remote.close()
+  }
+
+  get spillDir(): string {
+    return this.options.spillDir
+  }
+
+  get closed(): boolean {
+    return this.#closing !== undefined
+  }
+
+  /** Addresses of the live workers. */
+  workers(): string[] {
+    return [...this.scheduler.workers.keys()]
+  }
+
+  /** Runs `fn` first when the cluster closes (the dashboard stops with it). */
+  onClose(fn: () => Promise<void> | void): void {
+    this.#onClose.push(fn)
+  }
+
+  /** Stops every worker and removes the spill directory. Harmless twice. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      await Promise.allSettled(this.#onClose.map(async (fn) => fn()))
+      await this.#releaseRemote()
+      this.scheduler.close()
+      await Promise.all([...this.nannies.map((n) => n.close()), this.scheduler.backup?.close()])
+      live.delete(this)
+      await this.options.cleanup?.()
+    })()
+    return this.#closing
+  }
+
+  killNow(): void {
+    for (const n of this.nannies) n.killNow()
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close()
+  }
+}

@@ -1,0 +1,189 @@
+// The nanny starts a worker process, watches its memory from outside, kills
+// it at the terminate threshold, and starts a replacement whenever it dies,
+// as Dask's Nanny does. Each incarnation is a new worker with a new address.
+
+import { fork, type ChildProcess } from 'node:child_process'
+import { rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { ownModule, ownModuleExecArgv } from '../base/paths'
+import type { SchedulerToWorker, WorkerMetrics, WorkerStart, WorkerToScheduler } from '../wire/protocol'
+import { WorkerLostError, WorkerRpc } from '../comm/rpc'
+import type { Scheduler } from '../scheduler/scheduler'
+import { watchTerminate } from './terminate-watch'
+import { ChildTransport } from '../comm/transport'
+import { workerStart, type ClusterSettings } from './worker-settings'
+import { WorkerHandle } from '../scheduler/state'
+
+export interface NannyOptions {
+  index: number
+  nthreads: number
+  memoryLimit: number
+  spillDir: string
+  settings: ClusterSettings
+  log?: (level: string, message: string) => void
+  /** Hex of the cluster's secret, for the workers' data connections. */
+  secret: string
+  /** Directory for the workers' data sockets (0700). */
+  socketDir: string
+}
+
+const MAX_RESTARTS = 100
+/** Tries to bring up a worker whose process dies before it is ready. */
+const STARTUP_ATTEMPTS = 5
+
+/**
+ * A worker process. `env` adds to this process's environment (a joining
+ * worker's SPILLWAY_JOIN).
+ */
+export function forkWorker(nthreads: number, env: Record<string, string> = {}): ChildProcess {
+  return fork(ownModule('worker/entry'), [], {
+    serialization: 'advanced',
+    // --expose-gc: the memory monitor collects user tasks' garbage before spilling managed values for it.
+    execArgv: [...ownModuleExecArgv(), '--expose-gc'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: {
+      ...process.env,
+      UV_THREADPOOL_SIZE: String(nthreads + 2),
+      // Large chunks must go back to the OS when freed, or process memory
+      // never falls and the spill threshold fires forever (Dask sets the
+      // trim threshold for the same reason).
+      MALLOC_MMAP_THRESHOLD_: '65536',
+      MALLOC_TRIM_THRESHOLD_: '65536',
+      ...env,
+    },
+  })
+}
+
+export class Nanny {
+  #child: ChildProcess | undefined
+  #handle: WorkerHandle | undefined
+  #watch: NodeJS.Timeout | undefined
+  #incarnation = 0
+  #closing = false
+  restarts = 0
+  kills = 0
+
+  constructor(
+    private readonly scheduler: Scheduler,
+    private readonly opts: NannyOptions,
+  ) {}
+
+  get worker(): WorkerHandle | undefined {
+    return this.#handle
+  }
+
+  get pid(): number | undefined {
+    return this.#child?.pid
+  }
+
+  get status(): 'running' | 'restarting' | 'closed' {
+    if (this.#closing) return 'closed'
+    return this.#handle?.alive ? 'running' : 'restarting'
+  }
+
+  /**
+   * Starts a worker and registers it with the scheduler. A worker that dies
+   * before it is ready is started again, as one that dies later would be.
+   */
+  async start(): Promise<WorkerHandle> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#startOnce()
+      } catch (e) {
+        if (!(e instanceof WorkerLostError) || this.#closing || this.scheduler.closed || attempt >= STARTUP_ATTEMPTS) throw e
+        this.restarts++
+        this.opts.log?.('warn', `worker ${this.opts.index} died while starting; starting it again (attempt ${attempt + 1} of ${STARTUP_ATTEMPTS})`)
+      }
+    }
+  }
+
+  async #startOnce(): Promise<WorkerHandle> {
+    const n = this.#incarnation++
+    const name = `worker-${this.opts.index}.${n}`
+    const address = `ipc://127.0.0.1/${name}`
+    const child = forkWorker(this.opts.nthreads)
+    this.#child = child
+    const transport = new ChildTransport<WorkerToScheduler, SchedulerToWorker>(child)
+    let handle: WorkerHandle | undefined
+    const rpc = new WorkerRpc(address, transport, {
+      heartbeat: (m: WorkerMetrics) => handle && this.scheduler.onHeartbeat(handle, m),
+      log: (level, message) => this.opts.log?.(level, `${address}: ${message}`),
+      // The channel closes before 'exit' fires: mark the worker lost at once
+      // so nothing is sent to it in between.
+      closed: () => handle && this.scheduler.removeWorker(handle, 'its channel closed'),
+    })
+    handle = new WorkerHandle(address, name, this.opts.nthreads, this.opts.memoryLimit, rpc)
+    handle.pid = child.pid ?? 0
+    let ready = false
+    child.once('exit', (code, signal) => this.#onExit(handle!, code, signal, ready))
+    const config = workerStart(this.opts.settings, this.scheduler.thresholds, this.opts.secret, {
+      address,
+      name,
+      nthreads: this.opts.nthreads,
+      memoryLimit: this.opts.memoryLimit,
+      spillDir: this.opts.spillDir,
+      dataAddress: `unix:${join(this.opts.socketDir, `${name}.sock`)}`,
+    })
+    const started = await rpc.request<{ pid: number; dataAddress: string }>({ op: 'start', config })
+    handle.dataAddress = started.dataAddress
+    ready = true
+    this.#handle = handle
+    this.#watchMemory(handle, child)
+    this.scheduler.addWorker(handle)
+    return handle
+  }
+
+  #watchMemory(handle: WorkerHandle, child: ChildProcess) {
+    clearInterval(this.#watch)
+    this.#watch = watchTerminate(child, {
+      memoryLimit: this.opts.memoryLimit,
+      terminate: () => this.scheduler.thresholds.terminate,
+      fallbackRss: () => handle.metrics?.rss,
+      alive: () => handle.alive,
+      onKill: (why) => {
+        this.kills++
+        this.opts.log?.('warn', `${handle.address}: ${why}`)
+      },
+    })
+  }
+
+  #onExit(handle: WorkerHandle, code: number | null, signal: NodeJS.Signals | null, ready: boolean) {
+    clearInterval(this.#watch)
+    this.scheduler.removeWorker(handle, signal ? `killed by ${signal}` : `exited with code ${code}`)
+    // The dead incarnation's spill files are useless: its chunks are recomputed.
+    void rm(join(this.opts.spillDir, handle.name), { recursive: true, force: true })
+    void rm(join(this.opts.socketDir, `${handle.name}.sock`), { force: true })
+    // One that died while starting is started again by start().
+    if (this.#closing || this.scheduler.closed || !ready) return
+    if (this.restarts >= MAX_RESTARTS) {
+      this.opts.log?.('warn', `worker ${this.opts.index} restarted ${MAX_RESTARTS} times; giving up`)
+      return
+    }
+    this.restarts++
+    this.start().catch((e) => this.opts.log?.('warn', `restart of worker ${this.opts.index} failed: ${e.message}`))
+  }
+
+  /** Asks the worker to close (it removes its files), then makes sure it is gone. */
+  async close(timeoutMs = 5000): Promise<void> {
+    if (this.#closing) return
+    this.#closing = true
+    clearInterval(this.#watch)
+    const child = this.#child
+    if (!child || child.exitCode !== null || child.signalCode !== null) return
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+    this.#handle?.rpc.request({ op: 'close' }).catch(() => {})
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    await exited
+    clearTimeout(timer)
+  }
+
+  /** Synchronous last resort on process exit. */
+  killNow(): void {
+    this.#closing = true
+    try {
+      this.#child?.kill('SIGKILL')
+    } catch {
+      /* already gone */
+    }
+  }
+}

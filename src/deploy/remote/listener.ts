@@ -1,0 +1,167 @@
+// The scheduler's door for workers started elsewhere (`spillway worker` on
+// another node or rank): a TCP listener, loopback unless asked otherwise.
+// A connection proves it holds the cluster's secret before any of its bytes
+// is decoded, then says hello; a worker of another spillway version is
+// refused with a message saying so, and a stranger is logged and dropped —
+// neither can disturb the scheduler.
+
+import type { Server, Socket } from 'node:net'
+import { listen, type TlsFiles } from '../../comm/address'
+import { acceptHandshake } from '../../comm/handshake'
+import { SocketTransport } from '../../comm/socket-transport'
+import type { SchedulerToWorker, WorkerStart, WorkerToScheduler } from '../../wire/protocol'
+import { WorkerRpc } from '../../comm/rpc'
+import type { Scheduler } from '../../scheduler/scheduler'
+import { WorkerHandle } from '../../scheduler/state'
+import { VERSION } from '../../base/version'
+import { checkHello, type Hello, type Welcome } from '../../comm/hello'
+
+import { workerStart, type ClusterSettings } from '../worker-settings'
+
+export interface ListenerOptions {
+  /** tcp://host:port (or tls://host:port, with `tls`) to listen on; port 0 picks one. */
+  address: string
+  tls?: TlsFiles
+  secret: Buffer
+  settings: ClusterSettings
+  log?: (level: string, message: string) => void
+}
+
+const HELLO_TIMEOUT_MS = 10_000
+
+/** How often each side hears from the other at least: a few times per TTL. */
+export function pingOf(ttlMs: number): number {
+  return Math.max(100, Math.min(30_000, Math.floor(ttlMs / 4)))
+}
+
+export class RemoteWorkers {
+  readonly #sockets = new Set<Socket>()
+  /** Connections refused (bad secret, other version, malformed hello). */
+  refused = 0
+
+  private constructor(
+    private readonly scheduler: Scheduler,
+    private readonly opts: ListenerOptions,
+    private readonly server: Server,
+    /** The address actually bound. */
+    readonly address: string,
+  ) {}
+
+  static async start(scheduler: Scheduler, opts: ListenerOptions): Promise<RemoteWorkers> {
+    let self: RemoteWorkers | undefined
+    const pending: Socket[] = []
+    const { server, address } = await listen(opts.address, (s) => (self ? self.#accept(s) : pending.push(s)), opts.tls)
+    self = new RemoteWorkers(scheduler, opts, server, address)
+    // A peer that fails the TLS handshake (no certificate, another CA, plain TCP) never reaches #accept.
+    server.on('tlsClientError', (e: Error, s: Socket) => {
+      self!.refused++
+      opts.log?.('warn', `refused a worker connection from ${s.remoteAddress}:${s.remotePort}: TLS: ${e.message}`)
+    })
+    for (const s of pending) self.#accept(s)
+    return self
+  }
+
+  #refuse(socket: Socket, why: string): void {
+    this.refused++
+    this.opts.log?.('warn', `refused a worker connection from ${socket.remoteAddress}:${socket.remotePort}: ${why}`)
+    socket.destroy()
+  }
+
+  async #accept(socket: Socket): Promise<void> {
+    this.#sockets.add(socket)
+    socket.once('close', () => this.#sockets.delete(socket))
+    socket.on('error', () => socket.destroy())
+    let rest: Buffer
+    try {
+      rest = await acceptHandshake(socket, this.opts.secret)
+    } catch (e: any) {
+      return this.#refuse(socket, e.message)
+    }
+    const transport = new SocketTransport<WorkerToScheduler | Hello, SchedulerToWorker | Welcome>(socket, rest)
+    let hello: Hello
+    try {
+      hello = checkHello(await transport.next(HELLO_TIMEOUT_MS))
+    } catch (e: any) {
+      return this.#refuse(socket, e.message)
+    }
+    const refuse = (code: string, reason: string) => {
+      transport.send({ kind: 'refused', code, reason })
+      transport.close()
+      this.refused++
+      this.opts.log?.('warn', `refused worker ${hello.name} on ${hello.host}: ${reason}`)
+    }
+    if (hello.version !== VERSION) {
+      return refuse('ERR_SPILLWAY_VERSION', `it runs spillway ${hello.version} and the scheduler ${VERSION}: install the same version on every node`)
+    }
+    if (this.scheduler.closed) return refuse('ERR_SPILLWAY_CLOSED', 'the cluster is closing')
+    await this.#join(hello, transport as unknown as SocketTransport<WorkerToScheduler, SchedulerToWorker>)
+  }
+
+  async #join(hello: Hello, transport: SocketTransport<WorkerToScheduler, SchedulerToWorker>): Promise<void> {
+    const label = `${hello.host}/${hello.name}`
+    const s = this.opts.settings
+    let handle: WorkerHandle | undefined
+    const ttlMs = this.opts.settings.workerTtlMs
+    ;(transport as unknown as SocketTransport<unknown, Welcome>).send({ kind: 'welcome', address: label, pingMs: pingOf(ttlMs), ttlMs })
+    this.#watch(transport, () => handle?.address ?? label)
+    const rpc = new WorkerRpc(label, transport, {
+      heartbeat: (m) => handle && this.scheduler.onHeartbeat(handle, m),
+      log: (level, message) => this.opts.log?.(level, `${handle?.address ?? label}: ${message}`),
+      closed: () => handle && this.scheduler.removeWorker(handle, 'its connection closed'),
+    })
+    const config = workerStart(s, this.scheduler.thresholds, this.opts.secret.toString('hex'), {
+      address: label,
+      name: hello.name,
+      nthreads: hello.nthreads,
+      memoryLimit: hello.memoryLimit,
+      spillDir: hello.spillDir,
+      dataAddress: hello.dataAddress,
+    })
+    try {
+      const started = await rpc.request<{ pid: number; dataAddress: string }>({ op: 'start', config })
+      handle = new WorkerHandle(started.dataAddress, hello.name, hello.nthreads, hello.memoryLimit, rpc)
+      handle.pid = started.pid
+      handle.host = hello.host
+      if (typeof hello.jobId === 'string') handle.jobId = hello.jobId
+      handle.dataAddress = started.dataAddress
+    } catch (e: any) {
+      this.opts.log?.('warn', `worker ${label} failed to start: ${e.message}`)
+      transport.close()
+      return
+    }
+    if (this.scheduler.closed || rpc.closed) return transport.close()
+    this.opts.log?.('info', `worker ${handle.address} (${label}) joined`)
+    this.scheduler.addWorker(handle)
+  }
+
+  /**
+   * A cut link gives no reset, so the socket alone would wait for ever:
+   * silence past the TTL closes it, and the scheduler handles the worker
+   * as dead (what it held is made again elsewhere).
+   */
+  #watch(transport: SocketTransport<WorkerToScheduler, SchedulerToWorker>, name: () => string): void {
+    const ttl = this.opts.settings.workerTtlMs
+    let seen = Date.now()
+    transport.onMessage(() => (seen = Date.now()))
+    const ping = setInterval(() => transport.send({ kind: 'request', id: 0, request: { op: 'ping' } }), pingOf(ttl))
+    ping.unref()
+    transport.onClose(() => clearInterval(ping))
+    const timer = setInterval(() => {
+      if (Date.now() - seen <= ttl) return
+      this.opts.log?.('warn', `worker ${name()} sent nothing for ${Math.round((Date.now() - seen) / 1000)} s: taken as lost`)
+      transport.destroy()
+    }, Math.max(100, ttl / 4))
+    timer.unref()
+    transport.onClose(() => clearInterval(timer))
+  }
+
+  /** Takes no new connections; those joined stay. */
+  stopAccepting(): void {
+    this.server.close()
+  }
+
+  close(): void {
+    this.server.close()
+    for (const s of this.#sockets) s.destroy()
+  }
+}

@@ -1,0 +1,127 @@
+// A nanny on a node of its own (`spillway worker`): it starts a worker
+// process that joins the scheduler over TCP, kills it at the terminate
+// threshold, and starts a new one whenever it dies, as the local nanny does.
+// It gives up when the scheduler refuses its worker, when the scheduler file
+// is removed (the cluster closed), or when the scheduler has been out of
+// reach for `deathTimeoutMs`, so no worker outlives its cluster.
+
+import type { ChildProcess } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { forkWorker } from '../nanny'
+import { watchTerminate } from '../terminate-watch'
+import { EXIT_REFUSED, EXIT_UNREACHABLE, JOIN_ENV, type JoinSpec } from '../../comm/join'
+import { parseSchedulerFile } from '../../comm/scheduler-file'
+import type { TlsFiles } from '../../comm/address'
+
+export interface RemoteNannyOptions {
+  slot: number
+  host: string
+  nthreads: number
+  memoryLimit: number
+  /** This node's spill base: the worker spills under it, in a directory of its own. */
+  spillDir: string
+  /** Host or address its data server listens on. */
+  dataHost: string
+  /** Its address; re-read from the scheduler file (when given) at each start. */
+  scheduler: string
+  secretFile: string
+  tls?: TlsFiles
+  /** When given, its removal means the cluster closed. */
+  schedulerFile?: string
+  /** Kill the worker when its process memory passes this fraction of its limit. */
+  terminate: number
+  deathTimeoutMs: number
+  log: (message: string) => void
+}
+
+export type NannyEnd = { reason: 'closed' | 'refused' | 'unreachable' | 'stopped'; message: string }
+
+export class RemoteNanny {
+  #child: ChildProcess | undefined
+  #incarnation = 0
+  #stopping = false
+  #unreachableSince: number | undefined
+  #watch: NodeJS.Timeout | undefined
+  #end!: (e: NannyEnd) => void
+  /** Settles once this nanny has stopped for good, saying why. */
+  readonly done: Promise<NannyEnd>
+  restarts = 0
+  kills = 0
+
+  get slot(): number {
+    return this.o.slot
+  }
+
+  constructor(private readonly o: RemoteNannyOptions) {
+    this.done = new Promise((resolve) => (this.#end = resolve))
+  }
+
+  start(): void {
+    // A scheduler started again (a new run of the same job) writes a new address into the file.
+    const current = this.o.schedulerFile ? parseSchedulerFile(this.o.schedulerFile)?.address : undefined
+    if (current) this.o.scheduler = current
+    const jobId = process.env.SLURM_JOB_ID ?? process.env.PBS_JOBID
+    // Several nannies may run on one host (ranks of an allocation): the pid keeps names apart.
+    const name = `${this.o.host}-${process.pid}-${this.o.slot}.${this.#incarnation++}`
+    const spec: JoinSpec = {
+      scheduler: this.o.scheduler,
+      secretFile: this.o.secretFile,
+      ...(this.o.tls ? { tls: this.o.tls } : {}),
+      hello: {
+        host: this.o.host,
+        pid: process.pid,
+        name,
+        nthreads: this.o.nthreads,
+        memoryLimit: this.o.memoryLimit,
+        spillDir: this.o.spillDir,
+        ...(jobId ? { jobId } : {}),
+        dataAddress: `tcp://${this.o.dataHost.includes(':') ? `[${this.o.dataHost}]` : this.o.dataHost}:0`,
+      },
+    }
+    const child = forkWorker(this.o.nthreads, { [JOIN_ENV]: JSON.stringify(spec) })
+    this.#child = child
+    child.once('exit', (code, signal) => this.#onExit(code, signal))
+    this.#watchMemory(child)
+  }
+
+  #watchMemory(child: ChildProcess): void {
+    clearInterval(this.#watch)
+    this.#watch = watchTerminate(child, {
+      memoryLimit: this.o.memoryLimit,
+      terminate: () => this.o.terminate,
+      onKill: (why) => {
+        this.kills++
+        this.o.log(`worker ${this.o.slot}: ${why}`)
+      },
+    })
+  }
+
+  #onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    clearInterval(this.#watch)
+    if (this.#stopping) return this.#end({ reason: 'stopped', message: 'stopped' })
+    if (code === EXIT_REFUSED) return this.#end({ reason: 'refused', message: 'the scheduler refused the worker (see above)' })
+    if (this.o.schedulerFile && !existsSync(this.o.schedulerFile)) {
+      return this.#end({ reason: 'closed', message: `the scheduler file ${this.o.schedulerFile} is gone: the cluster closed` })
+    }
+    const now = Date.now()
+    if (code === EXIT_UNREACHABLE || (code === 0 && !signal)) this.#unreachableSince ??= now
+    else this.#unreachableSince = undefined
+    if (this.#unreachableSince !== undefined && now - this.#unreachableSince > this.o.deathTimeoutMs) {
+      return this.#end({ reason: 'unreachable', message: `no scheduler at ${this.o.scheduler} for ${Math.round((now - this.#unreachableSince) / 1000)} s (deathTimeout)` })
+    }
+    this.restarts++
+    // A worker that could not connect tries again after a pause; one that died is replaced at once.
+    const delay = this.#unreachableSince !== undefined ? 1000 : 0
+    setTimeout(() => !this.#stopping && this.start(), delay)
+  }
+
+  /** Stops the worker (the scheduler recomputes what it held) and this nanny. */
+  stop(): Promise<NannyEnd> {
+    this.#stopping = true
+    clearInterval(this.#watch)
+    const child = this.#child
+    if (!child || child.exitCode !== null || child.signalCode !== null) this.#end({ reason: 'stopped', message: 'stopped' })
+    else child.kill('SIGTERM')
+    return this.done
+  }
+}

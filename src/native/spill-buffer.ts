@@ -1,0 +1,211 @@
+import { validCodecNames, toBuffer } from './codecs'
+import { checkReduce, checkSpec } from './chunks'
+import { callNative, callNativeSync, ConfigError, type ConfigProblem } from '../base/errors'
+import { native, type Binding } from './binding'
+
+export interface SpillBufferOptions {
+  /** Directory for spill files; created with mode 0700. */
+  dir: string
+  /** Bytes this buffer may hold in memory (the worker's memory limit). */
+  memoryLimit: number
+  /** Fraction of `memoryLimit` above which LRU chunks spill. Default 0.75. */
+  target?: number
+  /** Spill codec; 'auto' is lz4. */
+  codec?: string
+  /** Codec level (zstd 1–19, zlib 1–9). */
+  level?: number
+}
+
+export interface SpilledBytes {
+  /** In-memory size of the spilled chunks. */
+  memory: number
+  /** Bytes they take on disk, after compression. */
+  disk: number
+}
+
+/** A SpillBuffer's figures, named after Dask's worker heartbeat metrics. */
+export interface SpillMetrics {
+  /** Every chunk held, in memory or spilled (Dask's managed_bytes). */
+  managedBytes: number
+  /** Chunks held in memory. */
+  memoryBytes: number
+  spilledBytes: SpilledBytes
+  memoryCount: number
+  diskCount: number
+  spillCount: number
+  unspillCount: number
+  spillBytesWritten: number
+  spillSeconds: number
+  unspillBytesRead: number
+  unspillSeconds: number
+  /** Every spill write that failed (the chunk stayed in memory). */
+  writeFailures: number
+  lastWriteError?: string
+  /** The last failed write wanted space the disk or quota did not have. */
+  lastWriteNoSpace: boolean
+  /** Failed writes since the last one that landed. */
+  consecutiveWriteFailures: number
+  /** Seconds until the next spill write is tried: writes back off after a failure. */
+  spillBackoffSeconds: number
+  targetBytes: number
+  memoryLimit: number
+}
+
+export type ChunkSpec = Binding.JsChunkSpec
+export type ReducePartial = Binding.JsPartial
+
+const OPTIONS = new Set(['dir', 'memoryLimit', 'target', 'codec', 'level'])
+
+function validate(o: SpillBufferOptions): ConfigProblem[] {
+  const problems: ConfigProblem[] = []
+  if (o === null || typeof o !== 'object') {
+    return [{ field: 'options', value: o, allowed: 'an object { dir, memoryLimit, target?, codec?, level? }' }]
+  }
+  for (const k of Object.keys(o)) {
+    if (!OPTIONS.has(k)) problems.push({ field: k, value: (o as any)[k], allowed: `one of ${[...OPTIONS].join(', ')}` })
+  }
+  if (typeof o.dir !== 'string' || o.dir.length === 0) problems.push({ field: 'dir', value: o.dir, allowed: 'a directory path' })
+  if (typeof o.memoryLimit !== 'number' || !Number.isSafeInteger(o.memoryLimit) || o.memoryLimit <= 0) {
+    problems.push({ field: 'memoryLimit', value: o.memoryLimit, allowed: 'a positive whole number of bytes' })
+  }
+  const t = o.target ?? 0.75
+  if (typeof t !== 'number' || !(t > 0 && t <= 1)) problems.push({ field: 'target', value: o.target, allowed: 'a fraction in (0, 1]' })
+  const codecs = validCodecNames()
+  if (o.codec !== undefined && !codecs.includes(o.codec)) {
+    problems.push({ field: 'codec', value: o.codec, allowed: codecs.map((c) => `'${c}'`).join(', ') })
+  }
+  if (o.level !== undefined && !Number.isInteger(o.level)) problems.push({ field: 'level', value: o.level, allowed: 'an integer' })
+  return problems
+}
+
+/**
+ * Chunks by key in memory, with the least recently used spilled to
+ * compressed files once managed memory passes `target × memoryLimit`.
+ */
+export class SpillBuffer {
+  readonly dir: string
+  readonly memoryLimit: number
+  readonly codec: string
+  #native: Binding.NativeSpillBuffer
+  #target: number
+
+  constructor(options: SpillBufferOptions) {
+    const problems = validate(options)
+    if (problems.length) throw new ConfigError(problems, 'SpillBuffer options')
+    this.dir = options.dir
+    this.memoryLimit = options.memoryLimit
+    this.codec = options.codec ?? 'auto'
+    this.#target = options.target ?? 0.75
+    this.#native = callNativeSync(
+      () =>
+        new native.NativeSpillBuffer({
+          dir: options.dir,
+          memoryLimit: options.memoryLimit,
+          target: this.#target,
+          codec: this.codec,
+          level: options.level,
+        }),
+    )
+  }
+
+  get target(): number {
+    return this.#target
+  }
+
+  /** Stores a chunk (the bytes are copied); may spill others to disk. */
+  set(key: string, data: Buffer | ArrayBufferView): Promise<void> {
+    const buf = toBuffer(data)
+    return callNative(() => this.#native.set(String(key), buf))
+  }
+
+  /** The chunk's bytes (read back from disk if spilled), or undefined. */
+  async get(key: string): Promise<Buffer | undefined> {
+    const b = await callNative(() => this.#native.get(String(key)))
+    return b ?? undefined
+  }
+
+  /**
+   * Like `get`, but a spilled chunk is read without coming back into memory:
+   * a pass over spilled data then pushes nothing else out (and so writes
+   * nothing). A chunk in memory counts as used, as with `get`.
+   */
+  async peek(key: string): Promise<Buffer | undefined> {
+    const b = await callNative(() => this.#native.peek(String(key)))
+    return b ?? undefined
+  }
+
+  /**
+   * The chunk as it should be sent to another worker. Transfer exists to move
+   * bytes, so a spilled chunk goes out as the compressed frame already on
+   * disk: verified (header and checksum) but not decompressed on the sender,
+   * and not read back into memory (no unspill, nothing else pushed out).
+   * `compressed: true` means `data` is a spillway frame for `decompress()`
+   * (its codec is 'none' when the chunk did not compress); `false` means
+   * `data` is the chunk itself, held in memory. Undefined when not held.
+   */
+  async getFrame(key: string): Promise<{ compressed: boolean; data: Buffer } | undefined> {
+    const r = await callNative(() => this.#native.getFrame(String(key)))
+    return r ? { compressed: r.frame, data: r.data } : undefined
+  }
+
+  has(key: string): boolean {
+    return this.#native.has(String(key))
+  }
+
+  delete(key: string): boolean {
+    return callNativeSync(() => this.#native.delete(String(key)))
+  }
+
+  keys(): string[] {
+    return this.#native.keys()
+  }
+
+  /** Moves the target; chunks above it spill at once. */
+  async setTarget(fraction: number): Promise<void> {
+    if (typeof fraction !== 'number' || !(fraction > 0 && fraction <= 1)) {
+      throw new ConfigError([{ field: 'target', value: fraction, allowed: 'a fraction in (0, 1]' }], 'SpillBuffer target')
+    }
+    await callNative(() => this.#native.setTarget(fraction))
+    this.#target = fraction
+  }
+
+  /**
+   * Spills LRU chunks until at most `bytes` stay in memory. After a failed
+   * write, writes wait (100 ms doubling to 5 s, `spillBackoffSeconds`) and
+   * this spills nothing until the wait is over or `retrySpillNow()`.
+   */
+  evictUntil(bytes: number): Promise<number> {
+    return callNative(() => this.#native.evictUntil(Math.max(0, Math.floor(bytes))))
+  }
+
+  /** Generates a chunk natively, straight into the buffer. */
+  async generate(key: string, spec: ChunkSpec): Promise<number> {
+    checkSpec(spec, 'SpillBuffer.generate arguments')
+    return callNative(() => this.#native.generate(String(key), spec))
+  }
+
+  /** Reduces a held chunk natively where it lies; null when not held. */
+  async reduce(key: string, dtype: string, op: string): Promise<ReducePartial | null> {
+    checkReduce(dtype, op, 'SpillBuffer.reduce arguments')
+    return callNative(() => this.#native.reduce(String(key), dtype, op))
+  }
+
+  /** Ends the wait after failed spill writes, for a caller that saw space freed. */
+  retrySpillNow(): void {
+    this.#native.retrySpillNow()
+  }
+
+  metrics(): SpillMetrics {
+    const m = this.#native.metrics()
+    return { ...m, lastWriteError: m.lastWriteError ?? undefined }
+  }
+
+  /** Drops every chunk and removes the spill files. */
+  close(): Promise<void> {
+    return callNative(() => this.#native.close())
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close()
+  }
+}

@@ -1,0 +1,56 @@
+// Where a task runs: on the worker that already holds most of its input
+// bytes, else the least loaded one; `workers` restricts the choice. A task
+// whose inputs are large and sit on a worker that is only busy waits for it
+// rather than moving them.
+
+import type { TaskRecord } from './state'
+import type { WorkerHandle } from './state'
+
+/** Input bytes worth waiting for their holder rather than moving them. */
+export const MOVE_BYTES = 1 << 20
+
+export function allowed(w: WorkerHandle, t: TaskRecord): boolean {
+  return !t.restrict || t.restrict.has(w.address) || t.restrict.has(w.name)
+}
+
+/** A worker, 'later' (wait for a busy one), or 'none' (no worker can take anything now). */
+export function pickWorker(workers: Iterable<WorkerHandle>, t: TaskRecord): WorkerHandle | 'later' | 'none' {
+  let best: WorkerHandle | undefined
+  let bestIdle = false
+  let bestLoad = Infinity
+  let anyAvailable = false
+  for (const w of workers) {
+    if (!w.available) continue
+    anyAvailable = true
+    if (!allowed(w, t)) continue
+    // A worker with a free thread first: one whose threads are all busy
+    // would only queue the task behind another.
+    const idle = w.inflight < w.nthreads
+    const load = w.load()
+    if ((idle && !bestIdle) || (idle === bestIdle && load < bestLoad)) {
+      best = w
+      bestIdle = idle
+      bestLoad = load
+    }
+  }
+  if (!anyAvailable) return 'none'
+  if (t.deps.length === 0) return best ?? 'later'
+  const bytesOn = new Map<WorkerHandle, number>()
+  let total = 0
+  for (const d of t.deps) {
+    if (!d.worker) continue
+    total += d.nbytes
+    bytesOn.set(d.worker, (bytesOn.get(d.worker) ?? 0) + d.nbytes)
+  }
+  let holder: WorkerHandle | undefined
+  let most = -1
+  for (const [w, n] of bytesOn) {
+    if (allowed(w, t) && w.alive && (n > most || (n === most && holder && w.load() < holder.load()))) {
+      holder = w
+      most = n
+    }
+  }
+  if (holder?.available) return holder
+  if (holder && holder.status === 'running' && most >= MOVE_BYTES && most * 2 >= total) return 'later'
+  return best ?? 'later'
+}

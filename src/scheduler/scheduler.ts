@@ -1,0 +1,399 @@
+// The scheduler: a graph of tasks (built-in chunks, user calls, scattered
+// values), placed on workers where their inputs are, tracked to whoever
+// holds each value, and made again when a worker dies. Values never pass
+// through here: only keys, sizes, addresses and partials.
+
+import { EventEmitter } from 'node:events'
+import { KilledWorkerError, SpillwayError } from '../base/errors'
+import type { ValueFormat } from '../wire/values'
+import type { ReducePartial } from '../native/spill-buffer'
+import { pickWorker } from './placement'
+import type { Inputs, RunResult, TaskFn, Thresholds, WorkerMetrics } from '../wire/protocol'
+import { reduceWhereHeld } from './reductions'
+import { WorkerLostError } from '../comm/rpc'
+import type { ScatterBackup } from './scatter-backup'
+import { TaskQueue } from './task-queue'
+import { askAll } from './ask-all'
+import { settleStuckWork } from './stuck-work'
+import { Lifetimes } from './lifetimes'
+import { TaskRecord, type TaskSubmission, type WorkerHandle } from './state'
+
+export type { TaskSubmission } from './state'
+export { MAX_RECOMPUTES } from './reductions'
+
+/** A task killing this many workers fails with KilledWorkerError (Dask's allowed-failures + 1). */
+export const ALLOWED_KILLS = 3
+
+export interface ClusterTotals {
+  workers: number
+  memoryBytes: number
+  spillBytes: number
+}
+
+const live = (s: TaskRecord['state']) => s === 'waiting' || s === 'queued' || s === 'processing'
+
+export class Scheduler extends EventEmitter {
+  readonly workers = new Map<string, WorkerHandle>()
+  readonly tasks = new Map<string, TaskRecord>()
+  readonly startedAt = Date.now()
+  readonly queue = new TaskQueue()
+  #closed = false
+  #seq = 0
+  readonly #life = new Lifetimes(this.tasks, () => this.backup)
+  totalTasks = 0
+  peakMemoryBytes = 0
+  peakSpillBytes = 0
+  lostWorkers = 0
+  thresholds: Thresholds
+  /** Copies of scattered values, to restore them when their holder dies. */
+  backup: ScatterBackup | undefined
+
+  constructor(thresholds: Thresholds) {
+    super()
+    this.thresholds = { ...thresholds }
+  }
+
+  get closed(): boolean {
+    return this.#closed
+  }
+
+  addWorker(w: WorkerHandle): void {
+    this.workers.set(w.address, w)
+    this.emit('worker-added', w)
+    this.pump()
+  }
+
+  /** A worker is gone: what it ran is suspect, what it held is made again. */
+  removeWorker(w: WorkerHandle, reason: string): void {
+    if (!w.alive) return
+    w.alive = false
+    this.workers.delete(w.address)
+    this.lostWorkers++
+    for (const t of w.processing) {
+      t.suspicious++
+      t.lastWorker = w.address
+      t.worker = undefined
+      if (t.suspicious >= ALLOWED_KILLS) this.fail(t, new KilledWorkerError(t.key, t.suspicious, w.address))
+      else this.#requeue(t, true)
+    }
+    const held = [...w.held]
+    w.processing.clear()
+    w.held.clear()
+    w.heldBytes = 0
+    for (const t of held) {
+      t.worker = undefined
+      if (t.needed) this.#requeue(t, false)
+      else this.#life.forgetOrRelease(t)
+    }
+    this.emit('worker-removed', w, reason)
+    this.pump()
+  }
+
+  onHeartbeat(w: WorkerHandle, m: WorkerMetrics): void {
+    const wasPaused = w.status === 'paused'
+    const newlyStuck = m.stuck !== undefined && m.stuck.since !== w.stuckSince
+    w.metrics = m
+    if (!m.stuck) w.stuck = undefined
+    const t = this.totals()
+    this.peakMemoryBytes = Math.max(this.peakMemoryBytes, t.memoryBytes)
+    this.peakSpillBytes = Math.max(this.peakSpillBytes, t.spillBytes)
+    if (newlyStuck) {
+      w.stuck = m.stuck
+      w.stuckSince = m.stuck!.since
+      this.emit('worker-stuck', w, m.stuck)
+      settleStuckWork(this)
+      this.pump()
+    } else if (wasPaused && m.status === 'running') this.pump()
+  }
+
+  totals(): ClusterTotals {
+    let memoryBytes = 0
+    let spillBytes = 0
+    for (const w of this.workers.values()) {
+      if (!w.metrics) continue
+      memoryBytes += w.metrics.managedBytes - w.metrics.spilledBytes.memory
+      spillBytes += w.metrics.spilledBytes.disk
+    }
+    return { workers: this.workers.size, memoryBytes, spillBytes }
+  }
+
+  #check(): void {
+    if (this.#closed) throw new SpillwayError('ERR_SPILLWAY_CLOSED', 'the cluster is closed')
+  }
+
+  /**
+   * Adds tasks, each held once more by the caller (`release` lets go). A key
+   * already known is not computed again; one whose value was freed is made
+   * again.
+   */
+  submit(subs: TaskSubmission[]): TaskRecord[] {
+    this.#check()
+    const out: TaskRecord[] = []
+    for (const s of subs) {
+      let t = this.tasks.get(s.key)
+      if (!t || t.state === 'erred') {
+        const deps = (s.deps ?? []).map((k) => this.record(k))
+        t = new TaskRecord(s.key, s.task, s.expectedBytes)
+        t.deps = deps
+        if (s.format) t.format = s.format
+        t.group = s.group ?? s.key.replace(/-\d+$/, '')
+        t.priority = s.priority ?? 0
+        t.retries = s.retries ?? 0
+        t.restrict = s.workers?.length ? new Set(s.workers) : undefined
+        t.seq = ++this.#seq
+        for (const d of deps) d.dependents.add(t)
+        this.tasks.set(s.key, t)
+        this.totalTasks++
+        const failed = deps.find((d) => d.state === 'erred')
+        if (failed) this.fail(t, failed.error!)
+        else this.#requeue(t, false)
+      } else if (t.state === 'released') this.#requeue(t, false)
+      if (s.hold !== false) t.refs++
+      out.push(t)
+    }
+    this.pump()
+    return out
+  }
+
+  /** A value the client hands over: stored on a worker, with a backup to restore it from. */
+  async scatter(key: string, bytes: Buffer, format: ValueFormat, options: { workers?: string[] } = {}): Promise<TaskRecord> {
+    this.#check()
+    let t = this.tasks.get(key)
+    if (t && t.state !== 'erred') {
+      t.refs++
+      return t
+    }
+    t = new TaskRecord(key, undefined, bytes.length)
+    t.scattered = true
+    t.format = format
+    t.group = 'scatter'
+    t.seq = ++this.#seq
+    t.restrict = options.workers?.length ? new Set(options.workers) : undefined
+    t.refs++
+    this.tasks.set(key, t)
+    this.totalTasks++
+    await this.backup!.set(key, bytes)
+    this.#requeue(t, false)
+    this.pump()
+    return t
+  }
+
+  async waitFor(keys: string[]): Promise<void> {
+    await Promise.all(keys.map((k) => this.record(k).whenInMemory()))
+  }
+
+  record(key: string): TaskRecord {
+    const t = this.tasks.get(key)
+    if (!t) throw new SpillwayError('ERR_SPILLWAY_UNKNOWN_KEY', `key ${JSON.stringify(key)} is not held by the cluster (released or never submitted)`, { key })
+    return t
+  }
+
+  /** Puts a task where it can run: queued when its inputs are held, else waiting (and its freed inputs made again). */
+  #requeue(t: TaskRecord, front: boolean): void {
+    t.worker = undefined
+    for (const d of t.deps) if (d.state === 'released') this.#requeue(d, false)
+    if (t.deps.every((d) => d.state === 'memory')) {
+      t.state = 'queued'
+      if (front) this.queue.pushFront(t)
+      else this.queue.push(t)
+    } else t.state = 'waiting'
+  }
+
+  pump(): void {
+    const q = this.queue
+    let i = 0
+    let scanned = 0
+    // Tasks whose preferred worker is busy stay queued; the scan is bounded
+    // so a long queue costs little per call.
+    while (i < q.length && scanned < 256 && !this.#closed) {
+      const t = q.at(i)
+      if (t.state !== 'queued' || this.tasks.get(t.key) !== t) {
+        q.removeAt(i)
+        continue
+      }
+      if (!t.deps.every((d) => d.state === 'memory')) {
+        q.removeAt(i)
+        this.#requeue(t, false)
+        continue
+      }
+      const choice = pickWorker(this.workers.values(), t)
+      if (choice === 'none') {
+        // No worker can take anything: where that is because they are stuck, the queue fails rather than waits.
+        for (const w of this.workers.values()) {
+          if (!w.stuck) continue
+          settleStuckWork(this)
+          break
+        }
+        return
+      }
+      if (choice === 'later') {
+        i++
+        scanned++
+        continue
+      }
+      q.removeAt(i)
+      this.#run(t, choice)
+    }
+  }
+
+  #inputs(t: TaskRecord, w: WorkerHandle): Inputs {
+    const inputs: Inputs = {}
+    for (const d of t.deps) inputs[d.key] = { format: d.format, nbytes: d.nbytes, address: d.worker && d.worker !== w ? d.worker.dataAddress : undefined }
+    return inputs
+  }
+
+  #run(t: TaskRecord, w: WorkerHandle): void {
+    t.state = 'processing'
+    t.worker = w
+    const run = ++t.runs
+    w.processing.add(t)
+    w.inflight++
+    this.#life.flush(w)
+    const request = t.scattered
+      ? this.backup!.get(t.key).then((data) => w.rpc.request<RunResult>({ op: 'put', key: t.key, data }))
+      : w.rpc.request<RunResult>({ op: 'run', key: t.key, task: t.task!, inputs: this.#inputs(t, w) })
+    request
+      .then(
+        (res) => {
+          if (!w.alive) return
+          if (t.worker !== w || t.state !== 'processing' || t.runs !== run) {
+            // Released while running: the worker stored the value after (or
+            // without) seeing the release, so nothing would ever free it.
+            this.#life.discard(t.key, w)
+            return
+          }
+          w.processing.delete(t)
+          if (res.skipped) return this.#requeue(t, true)
+          t.state = 'memory'
+          t.nbytes = res.nbytes
+          if (res.format) t.format = res.format
+          w.held.add(t)
+          w.heldBytes += res.nbytes
+          if (res.metrics) this.onHeartbeat(w, res.metrics)
+          t.settle()
+          this.#landed(t)
+        },
+        (err) => {
+          // A lost worker is handled by removeWorker; anything else is the
+          // task's own failure.
+          if (err instanceof WorkerLostError || !w.alive || t.worker !== w || t.state !== 'processing' || t.runs !== run) return
+          w.processing.delete(t)
+          if (err?.code === 'ERR_SPILLWAY_MISSING_DEP') return this.#missing(t, err.details?.missing ?? [])
+          if (t.retries > 0 && err?.code === 'ERR_SPILLWAY_TASK') {
+            t.retries--
+            return this.#requeue(t, true)
+          }
+          this.fail(t, err)
+        },
+      )
+      .finally(() => {
+        w.inflight--
+        this.pump()
+      })
+  }
+
+  /** A value landed: dependents whose inputs are all held can run, inputs no one needs are freed. */
+  #landed(t: TaskRecord): void {
+    for (const d of t.dependents) {
+      if (d.state === 'waiting' && d.deps.every((x) => x.state === 'memory')) this.#requeue(d, false)
+    }
+    for (const dep of t.deps) if (!dep.needed) this.#life.forgetOrRelease(dep)
+  }
+
+  /** A run could not get its inputs: make them again where their holder lost them, then run it. */
+  #missing(t: TaskRecord, keys: string[]): void {
+    for (const k of keys) {
+      const d = this.tasks.get(k)
+      if (d?.state === 'memory' && d.worker?.alive) this.recompute(d, d.worker)
+    }
+    this.#requeue(t, true)
+  }
+
+  /** Takes a run back from a worker, which skips it, and queues it again (stuck-work.ts). */
+  withdraw(t: TaskRecord, w: WorkerHandle): void {
+    if (t.worker !== w || t.state !== 'processing') return
+    w.processing.delete(t)
+    w.rpc.request({ op: 'cancel', key: t.key }).catch(() => {})
+    this.#requeue(t, true)
+  }
+
+  /** Fails a task and, with the same error, every dependent still to run. */
+  fail(t: TaskRecord, error: Error): void {
+    if (t.worker && t.state === 'processing') t.worker.processing.delete(t)
+    t.worker = undefined
+    t.state = 'erred'
+    t.error = error
+    t.settle()
+    for (const d of t.dependents) if (live(d.state)) this.fail(d, error)
+    for (const dep of t.deps) if (!dep.needed) this.#life.forgetOrRelease(dep)
+    if (t.refs === 0 && t.dependents.size === 0) this.#life.forget(t)
+  }
+
+  /** Cancels keys: queued work dropped, running work aborted, dependents failed with ERR_SPILLWAY_CANCELLED. */
+  cancel(keys: string[]): void {
+    for (const k of keys) {
+      const t = this.tasks.get(k)
+      if (!t || t.state === 'erred') continue
+      const err = new SpillwayError('ERR_SPILLWAY_CANCELLED', `task ${JSON.stringify(k)} was cancelled`, { key: k })
+      const w = t.worker
+      if (w && t.state === 'processing') w.rpc.request({ op: 'cancel', key: k }).catch(() => {})
+      this.#life.dropValue(t)
+      this.fail(t, err)
+    }
+    this.pump()
+  }
+
+  /**
+   * Reduces each key where it lives, in batches per worker, recomputing the
+   * chunks of lost workers and those a worker can no longer read back.
+   * `onReduced` hears keys whose partial is in.
+   */
+  reduce(keys: string[], dtype: string, op: string, concurrency = 8, onReduced?: (keys: string[]) => void): Promise<ReducePartial[]> {
+    return reduceWhereHeld(this, keys, dtype, op, concurrency, onReduced)
+  }
+
+  /** Drops a value its worker cannot hand back and makes it again. */
+  recompute(t: TaskRecord, w: WorkerHandle): void {
+    w.held.delete(t)
+    w.heldBytes -= t.nbytes
+    t.worker = undefined
+    // Sent before the task can be placed again, so it never deletes a rerun
+    // on this worker.
+    this.#life.releaseOn(w, t.key)
+    for (const d of t.dependents) if (d.state === 'queued') d.state = 'waiting'
+    this.#requeue(t, true)
+    this.pump()
+  }
+
+  /** Lets go of one hold on each key; a value no one needs any more is freed. */
+  release(keys: string[]): void {
+    this.#life.release(keys)
+    this.pump()
+  }
+
+  /** Applies new thresholds on every live worker at once. */
+  async setThresholds(t: Partial_<Thresholds>): Promise<void> {
+    this.thresholds = { ...this.thresholds, ...t }
+    await askAll(this.workers.values(), { op: 'set-thresholds', thresholds: t }, (w, m) => this.onHeartbeat(w, m), true)
+  }
+
+  /** Fresh metrics from every worker (the last heartbeat if one is lost). */
+  async refreshMetrics(): Promise<void> {
+    await askAll(this.workers.values(), { op: 'metrics' }, (w, m) => this.onHeartbeat(w, m), false)
+  }
+
+  close(): void {
+    this.#closed = true
+    const err = new SpillwayError('ERR_SPILLWAY_CLOSED', 'the cluster was closed')
+    for (const t of this.tasks.values()) {
+      if (live(t.state)) {
+        t.state = 'erred'
+        t.error = err
+        t.settle()
+      }
+    }
+    this.queue.clear()
+  }
+}
+
+type Partial_<T> = { [K in keyof T]?: T[K] }

@@ -1,0 +1,165 @@
+// The scheduler's state: one task in its graph (TaskRecord) and one worker
+// incarnation (WorkerHandle). They refer to each other, as Dask's TaskState
+// and WorkerState do, so they live together.
+//
+// A task's states follow Dask's: waiting (for its
+// inputs), queued (for a worker), processing (sent to one), memory (held by
+// one), erred, and released (its value freed, kept only so dependents that
+// must be computed again can make it again).
+
+import { hostname } from 'node:os'
+import { SpillwayError } from '../base/errors'
+import type { ValueFormat } from '../wire/values'
+import type { StuckReport, TaskFn, WorkerMetrics, WorkerStatus } from '../wire/protocol'
+import type { WorkerRpc } from '../comm/rpc'
+
+export type TaskState = 'waiting' | 'queued' | 'processing' | 'memory' | 'erred' | 'released'
+
+export interface Waiter {
+  resolve(): void
+  reject(e: unknown): void
+}
+
+/** The error of a key no one holds any more; made only when someone is waiting on it. */
+export function releasedError(key: string): SpillwayError {
+  return new SpillwayError('ERR_SPILLWAY_RELEASED', `key ${key} was released`, { key })
+}
+
+export class TaskRecord {
+  state: TaskState = 'queued'
+  worker: WorkerHandle | undefined
+  nbytes = 0
+  /** Workers that died while running this task (Dask's "suspicious"). */
+  suspicious = 0
+  /** Runs sent so far: a reply to an earlier one (withdrawn, then sent again) is not this run's. */
+  runs = 0
+  lastWorker: string | undefined
+  error: Error | undefined
+  readonly waiters = new Set<Waiter>()
+  deps: TaskRecord[] = []
+  /** Records that take this one's value as an input. */
+  readonly dependents = new Set<TaskRecord>()
+  /** Holders outside the scheduler: Futures, persisted arrays. */
+  refs = 0
+  /** Reruns left after a thrown error. */
+  retries = 0
+  priority = 0
+  seq = 0
+  /** Worker addresses or names it may run on; undefined for any. */
+  restrict: Set<string> | undefined
+  format: ValueFormat = 'v8'
+  /** What the dashboard groups it under: the function's name or the array's. */
+  group = ''
+  /** A scattered value: no task makes it, a backup copy restores it. */
+  scattered = false
+
+  constructor(
+    readonly key: string,
+    readonly task: TaskFn | undefined,
+    readonly expectedBytes: number,
+  ) {}
+
+  /** Its value is wanted: a holder, or a dependent still to run. */
+  get needed(): boolean {
+    if (this.refs > 0) return true
+    for (const d of this.dependents) if (d.state === 'waiting' || d.state === 'queued' || d.state === 'processing') return true
+    return false
+  }
+
+  settle() {
+    for (const w of this.waiters) {
+      if (this.state === 'memory') w.resolve()
+      else if (this.state === 'erred') w.reject((this.error ??= releasedError(this.key)))
+      else continue
+      this.waiters.delete(w)
+    }
+  }
+
+  whenInMemory(): Promise<void> {
+    if (this.state === 'memory') return Promise.resolve()
+    if (this.state === 'erred') return Promise.reject((this.error ??= releasedError(this.key)))
+    return new Promise((resolve, reject) => this.waiters.add({ resolve, reject }))
+  }
+
+  /** Settled one way or the other (for wait() and asCompleted). */
+  whenDone(): Promise<void> {
+    return this.whenInMemory().catch(() => {})
+  }
+}
+
+/** A task as submitted: what it runs, what it takes, and how the scheduler may place it. */
+export interface TaskSubmission {
+  key: string
+  task: TaskFn
+  expectedBytes: number
+  /** Keys whose values the task takes (they must be known to the scheduler). */
+  deps?: string[]
+  format?: ValueFormat
+  group?: string
+  priority?: number
+  retries?: number
+  /** Worker addresses or names it may run on. */
+  workers?: string[]
+  /** False for a task only its dependents need: not held by the caller, freed once they have run. */
+  hold?: boolean
+}
+
+// One worker incarnation as the scheduler sees it: its address, capacity,
+// the tasks it is running and holding, and its latest heartbeat.
+
+/** Tasks sent ahead per worker thread. */
+export const PREFETCH = 4
+
+export class WorkerHandle {
+  readonly processing = new Set<TaskRecord>()
+  readonly held = new Set<TaskRecord>()
+  heldBytes = 0
+  inflight = 0
+  alive = true
+  metrics: WorkerMetrics | undefined
+  pid = 0
+  /** Where its data server listens: other workers fetch its values there. */
+  dataAddress = ''
+  /** The node it runs on (os.hostname() there); this node's for local workers. */
+  host = hostname()
+  /** The batch job it runs in, for workers that joined from a job. */
+  jobId: string | undefined
+  readonly startedAt = Date.now()
+
+  constructor(
+    readonly address: string,
+    readonly name: string,
+    readonly nthreads: number,
+    readonly memoryLimit: number,
+    readonly rpc: WorkerRpc,
+  ) {}
+
+  get status(): WorkerStatus {
+    return this.metrics?.status ?? 'running'
+  }
+
+  /**
+   * The worker's report while it is stuck (paused, unable to spill, no
+   * progress). Cleared as soon as something is released there: freeing
+   * values is progress, and the worker reports again if it stays stuck.
+   */
+  stuck: StuckReport | undefined
+  /** The start of the stuck episode last taken up, so a stale report is not taken up twice. */
+  stuckSince = 0
+
+  /**
+   * Free to take another task: alive, not paused, and fewer than
+   * PREFETCH tasks per thread sent ahead (the worker queues them, so tiny
+   * tasks do not each wait a round trip).
+   */
+  get available(): boolean {
+    return this.alive && this.status === 'running' && this.inflight < this.nthreads * PREFETCH
+  }
+
+  /** Bytes this worker holds or will hold once its running tasks finish. */
+  load(): number {
+    let pending = 0
+    for (const t of this.processing) pending += t.expectedBytes
+    return this.heldBytes + pending
+  }
+}

@@ -1,0 +1,94 @@
+// What a task runs, as the workers receive it: a module export they import
+// (once per worker), or the source text of a self-contained function. The
+// checks here run at submit, so a function that cannot run on a worker is
+// refused in the caller's stack, naming why.
+
+import { createHash } from 'node:crypto'
+import { isAbsolute } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { ArgumentError } from '../base/errors'
+
+/** A module export the workers import: `{ module, name = 'default' }`. */
+export interface ModuleRef {
+  module: string | URL
+  name?: string
+}
+
+export type TaskFunction = ((...args: any[]) => unknown) | ModuleRef
+
+/** A function as sent to a worker. `id` keys its cache there. */
+export type FnDesc =
+  | { kind: 'module'; id: string; specifier: string; name: string; label: string }
+  | { kind: 'source'; id: string; source: string; label: string }
+  | { kind: 'native'; id: string; op: string; label: string }
+
+const sources = new WeakMap<Function, FnDesc>()
+
+function problem(value: unknown, allowed: string, field = 'fn'): ArgumentError {
+  return new ArgumentError([{ field, value: typeof value === 'function' ? `[function ${value.name || 'anonymous'}]` : value, allowed }], 'task function')
+}
+
+const ALLOWED = 'a self-contained function, or a module reference { module: absolute path | file: URL | package name, name?: export name }'
+
+function moduleDesc(ref: ModuleRef): FnDesc {
+  const m = ref.module
+  let specifier: string
+  if (m instanceof URL) {
+    if (m.protocol !== 'file:') throw problem(m.href, 'a file: URL (workers import from their own disk)', 'fn.module')
+    specifier = m.href
+  } else if (typeof m === 'string' && m.length > 0) {
+    if (m.startsWith('file:')) specifier = m
+    else if (isAbsolute(m)) specifier = pathToFileURL(m).href
+    else if (m.startsWith('.')) throw problem(m, 'an absolute path, a file: URL or a package name: a relative path would be resolved from the worker, not from your file (use new URL(path, import.meta.url) or path.resolve)', 'fn.module')
+    else specifier = m
+  } else throw problem(m, 'an absolute path, a file: URL or a package name', 'fn.module')
+  const name = ref.name ?? 'default'
+  if (typeof name !== 'string' || name.length === 0) throw problem(name, 'the name of an export (a non-empty string)', 'fn.name')
+  const id = `m:${specifier}#${name}`
+  return { kind: 'module', id, specifier, name, label: name === 'default' ? lastSegment(specifier) : name }
+}
+
+function lastSegment(specifier: string): string {
+  const s = specifier.replace(/\.[cm]?[jt]s$/, '')
+  return s.slice(s.lastIndexOf('/') + 1) || s
+}
+
+// `async foo(a) {}` and `foo(a) {}` (object method shorthand) are not
+// expressions; prefixed with `function` they are, and mean the same when the
+// body does not use `super`.
+const SHORTHAND = /^(async\s+)?(\*?\s*)([A-Za-z_$][\w$]*)\s*\(/
+
+function sourceDesc(fn: Function): FnDesc {
+  const cached = sources.get(fn)
+  if (cached) return cached
+  let source = Function.prototype.toString.call(fn)
+  const name = fn.name || 'anonymous'
+  if (/\{\s*\[native code\]\s*\}\s*$/.test(source)) {
+    throw problem(fn, `${ALLOWED}; ${name.startsWith('bound ') ? 'a bound function' : 'a native function'} has no source to ship`)
+  }
+  if (/^class\b/.test(source)) throw problem(fn, `${ALLOWED}; a class is not a task function`)
+  const isExpression = /^(async\s+)?function\b/.test(source) || /^(async\s*)?(\([^)]*\)|[A-Za-z_$][\w$]*)\s*=>/.test(source)
+  if (!isExpression) {
+    const m = SHORTHAND.exec(source)
+    if (!m || m[3] === 'function') throw problem(fn, `${ALLOWED}; this one's source does not parse on its own`)
+    if (/\bsuper\b/.test(source)) throw problem(fn, `${ALLOWED}; a method that uses super cannot be shipped`)
+    if (m[3] === 'get' || m[3] === 'set') throw problem(fn, `${ALLOWED}; an accessor cannot be shipped`)
+    source = `${m[1] ?? ''}function ${m[2] ?? ''}${m[3]}${source.slice(m[0].length - 1)}`
+  }
+  const id = `s:${createHash('sha256').update(source).digest('hex').slice(0, 24)}`
+  const desc: FnDesc = { kind: 'source', id, source, label: name }
+  sources.set(fn, desc)
+  return desc
+}
+
+/** Checks a task function and describes it for the workers. */
+export function describeFunction(fn: unknown): FnDesc {
+  if (typeof fn === 'function') return sourceDesc(fn)
+  if (fn !== null && typeof fn === 'object' && 'module' in fn) return moduleDesc(fn as ModuleRef)
+  throw problem(fn, ALLOWED)
+}
+
+/** The label a function's tasks are grouped under (the dashboard, keys). */
+export function functionLabel(desc: FnDesc): string {
+  return desc.label.replace(/[^\w.$-]/g, '_') || 'task'
+}

@@ -1,0 +1,155 @@
+// Messages between the scheduler and a worker. Plain, structured-clone-able
+// data only, so the transport can later be a socket instead of an IPC channel.
+
+import type { FnDesc } from './functions'
+import type { Path } from './nesting'
+import type { RawDtype, ValueFormat } from './values'
+import type { ChunkSpec, ReducePartial, SpillMetrics } from '../native/spill-buffer'
+
+import type { Thresholds } from '../config/thresholds'
+export type { Thresholds }
+
+/** What a worker needs to start: sent in the first message. */
+export interface WorkerStart {
+  address: string
+  name: string
+  nthreads: number
+  memoryLimit: number
+  thresholds: Thresholds
+  spillDir: string
+  codec: string
+  level?: number
+  heartbeatMs: number
+  monitorMs: number
+  /** Hex of the cluster's secret: data connections prove they hold it. */
+  secret: string
+  /** Where the data server listens (unix:/path or tcp://host:port). */
+  dataAddress: string
+  /** Bytes of incoming transfers in flight at once (Dask: 10% of the limit). */
+  transferLimit: number
+  /** A paused worker that cannot spill and makes no progress this long reports itself stuck. */
+  stuckTimeoutMs: number
+}
+
+export type WorkerStatus = 'running' | 'paused' | 'closing'
+
+/**
+ * Why a paused worker cannot get back under its thresholds: its spill
+ * writes fail for want of space ('spill-full') or otherwise
+ * ('spill-failing'), or no managed value is left in memory to write
+ * ('nothing-to-spill': the memory is held outside spillway's store).
+ */
+export type StuckReason = 'spill-full' | 'spill-failing' | 'nothing-to-spill'
+
+/** A worker's own account of being stuck, sent with its heartbeats while it lasts. */
+export interface StuckReport {
+  reason: StuckReason
+  /** Since when it has made no progress (ms since the epoch). */
+  since: number
+  spillDir: string
+  /** Bytes this user may still write there (undefined where the filesystem cannot say). */
+  freeBytes?: number
+  /** Managed bytes in memory that must go to disk to get back under the target. */
+  waitingBytes: number
+  rss: number
+  memoryLimit: number
+  lastWriteError?: string
+}
+
+/** Heartbeat metrics, in Dask's names (camelCase). */
+export interface WorkerMetrics extends SpillMetrics {
+  rss: number
+  status: WorkerStatus
+  memoryLimit: number
+  thresholds: Thresholds
+  taskCounts: { executing: number; done: number; failed: number }
+  /**
+   * Where the worker's time went: running tasks (summed over its slots; a
+   * built-in chunk's includes the spill writes it caused) and paused.
+   */
+  timings: { taskSeconds: number; pausedSeconds: number }
+  /** Bytes and values moved to and from other workers. */
+  transfer: { incomingBytes: number; incomingCount: number; outgoingBytes: number; outgoingCount: number }
+  /** Set while the worker is stuck (paused, cannot spill, no progress). */
+  stuck?: StuckReport
+  time: number
+}
+
+/** An input of a call: its key and where its value goes in the arguments. */
+export interface DepRef {
+  key: string
+  path: Path
+}
+
+/**
+ * What a task runs: a built-in chunk generated natively, or a call of a user
+ * function on arguments with its inputs (other tasks' values) put in place.
+ */
+export type TaskFn =
+  | { fn: 'chunk'; spec: ChunkSpec }
+  | { fn: 'call'; func: FnDesc; args: unknown; deps: DepRef[]; dtype?: RawDtype }
+
+/**
+ * A run's inputs: each one's format, and where to fetch it (the holder's
+ * data address and the value's size) when the running worker does not hold it.
+ */
+export type Inputs = Record<string, { format: ValueFormat; address?: string; nbytes: number }>
+
+export type Request =
+  | { op: 'start'; config: WorkerStart }
+  | { op: 'run'; key: string; task: TaskFn; inputs?: Inputs }
+  | { op: 'put'; key: string; data: Uint8Array }
+  | { op: 'cancel'; key: string }
+  | { op: 'reduce'; key: string; dtype: string; reduceOp: string }
+  | { op: 'reduce-many'; keys: string[]; dtype: string; reduceOp: string }
+  | { op: 'release'; keys: string[] }
+  | { op: 'set-thresholds'; thresholds: Partial_<Thresholds> }
+  | { op: 'metrics' }
+  /** Keeps a joined worker's link alive both ways (its reply is not awaited). */
+  | { op: 'ping' }
+  | { op: 'close' }
+
+type Partial_<T> = { [K in keyof T]?: T[K] }
+
+export interface RunResult {
+  nbytes: number
+  /** How the value's bytes are laid out, for a call's result. */
+  format?: ValueFormat
+  /** The key was released while the run waited for a slot: nothing was stored. */
+  skipped?: boolean
+  /** Sent at most every few tens of ms: heartbeats carry the rest. */
+  metrics?: WorkerMetrics
+}
+
+/** Codes of a chunk read that failed for that chunk alone: its spill file is missing, unreadable or corrupt. */
+export const UNREADABLE_CODES: ReadonlySet<string> = new Set(['ERR_SPILLWAY_IO', 'ERR_SPILLWAY_CORRUPT_FRAME'])
+
+export interface ReduceManyResult {
+  /** One per key, null where the key is not held or could not be read. */
+  partials: (ReducePartial | null)[]
+  /** Keys whose chunk could not be read back (one of UNREADABLE_CODES). */
+  unreadable?: Array<{ key: string; code: string; message: string }>
+}
+
+export interface ReduceResult {
+  partial: ReducePartial | null
+}
+
+export interface ErrorPayload {
+  code?: string
+  message: string
+  /** A user task's own error: name, message and stack as thrown on the worker. */
+  remote?: { name: string; message: string; stack?: string }
+  /** Inputs a run could not get (ERR_SPILLWAY_MISSING_DEP): the scheduler makes them again. */
+  missing?: string[]
+  /** A WorkerStuckError's details (a result that could not be stored). */
+  stuck?: Record<string, unknown>
+}
+
+export type WorkerToScheduler =
+  | { kind: 'reply'; id: number; ok: true; result: unknown }
+  | { kind: 'reply'; id: number; ok: false; error: ErrorPayload }
+  | { kind: 'heartbeat'; metrics: WorkerMetrics }
+  | { kind: 'log'; level: 'warn' | 'info'; message: string }
+
+export type SchedulerToWorker = { kind: 'request'; id: number; request: Request }

@@ -1,0 +1,235 @@
+// The worker's watch on its own process memory, every `monitorMs`: pause
+// above `pause`, spill LRU values above `spill` until back under `target`
+// (the policy itself is memory-policy.ts), spill write failures logged at a
+// bounded rate (spill-warnings.ts), writes retried early once the disk has
+// room again, and a stuck worker (stuck.ts) reported with its reason.
+
+import { native } from '../native/binding'
+import type { SpillMetrics } from '../native/spill-buffer'
+import type { WorkerStore } from './store'
+import { memoryAction } from './memory-policy'
+import type { StuckReason, StuckReport, Thresholds, WorkerStatus } from '../wire/protocol'
+import { SpillWarnings } from './spill-warnings'
+import { freeBytes, StuckDetector } from './stuck'
+import { storeError, stuckSummary } from '../wire/stuck-error'
+
+const SMALL = 2 ** 20
+/** A task's own check is skipped when the last one is this recent. */
+const RECHECK_MS = 5
+
+export interface MonitorOptions {
+  stuckTimeoutMs: number
+  /** The task runner's counts: running tasks may still free memory; finished ones are progress. */
+  activity: () => { executing: number; done: number; failed: number }
+}
+
+export class MemoryMonitor {
+  status: WorkerStatus = 'running'
+  // Buffers of reductions in flight (a spilled chunk's payload and its
+  // decoded copy) live for milliseconds; evicting managed values to make room
+  // for them only writes values to disk during a read-only scan.
+  transientBytes = 0
+  #evicting = false
+  #lastCheck = -Infinity
+  #pausedSeconds = 0
+  #pausedSince: number | undefined
+  #lastGc = 0
+  readonly #warnings: SpillWarnings
+  readonly #stuck: StuckDetector
+  /** Free bytes on the spill disk after the last failed write, and that write's count. */
+  #freeAtFailure: number | undefined
+  #failuresSeen = 0
+
+  constructor(
+    private readonly buffer: WorkerStore,
+    private readonly memoryLimit: number,
+    public thresholds: Thresholds,
+    private readonly onStatus: () => void,
+    private readonly warn: (message: string) => void,
+    private readonly options: MonitorOptions,
+  ) {
+    this.#warnings = new SpillWarnings(warn)
+    this.#stuck = new StuckDetector(options.stuckTimeoutMs)
+  }
+
+  /** Seconds spent paused so far, the current pause included. */
+  get pausedSeconds(): number {
+    return this.#pausedSeconds + (this.#pausedSince === undefined ? 0 : (performance.now() - this.#pausedSince) / 1000)
+  }
+
+  #timePaused(next: WorkerStatus): void {
+    if (next === 'paused') this.#pausedSince ??= performance.now()
+    else if (this.#pausedSince !== undefined) {
+      this.#pausedSeconds += (performance.now() - this.#pausedSince) / 1000
+      this.#pausedSince = undefined
+    }
+  }
+
+  /** Set while the worker is stuck: paused, unable to spill, no progress. */
+  get stuck(): StuckReport | undefined {
+    return this.#stuck.report
+  }
+
+  /**
+   * Status and spilling as of now, before a task starts, unless they were
+   * updated in the last few milliseconds: tasks that each add a chunk can
+   * otherwise carry the process well past `pause` between two of the
+   * timer's checks (150 chunks of 4 MB were made in 0.2 s on 2 workers; the
+   * timer checks every 100 ms). Warnings and the stuck watch stay on the
+   * timer's cadence.
+   */
+  checkSoon(): void {
+    if (performance.now() - this.#lastCheck >= RECHECK_MS) this.#react(this.buffer.metrics())
+  }
+
+  check(): void {
+    const m = this.buffer.metrics()
+    const rss = this.#react(m)
+    this.#warnings.update(m.writeFailures, m.consecutiveWriteFailures, m.lastWriteError)
+    this.#retryWhenSpaceFreed(m)
+    this.#checkStuck(m, rss)
+  }
+
+  /** Pauses or resumes, and starts spilling, for the process memory now; returns it. */
+  #react(m: SpillMetrics): number {
+    this.#lastCheck = performance.now()
+    let rss = Math.max(0, process.memoryUsage.rss() - this.transientBytes)
+    if (rss > this.thresholds.target * this.memoryLimit) rss = this.#collect(rss, m.memoryBytes)
+    const action = memoryAction(rss, this.memoryLimit, this.thresholds, m.memoryBytes)
+    if (action.status !== this.status && this.status !== 'closing') {
+      this.#timePaused(action.status)
+      this.status = action.status
+      this.onStatus()
+    }
+    if (action.evictTo !== undefined && !this.#evicting) {
+      // Idle reusable buffers are the cheapest memory to give back.
+      native.releasePooledMemory()
+      this.#evicting = true
+      this.buffer
+        .evictUntil(action.evictTo)
+        .catch((e) => this.warn(`spill failed: ${e.message}`))
+        .finally(() => (this.#evicting = false))
+    }
+    return rss
+  }
+
+  /**
+   * Writes back off after failing for want of space (up to 5 s); once the
+   * disk has room for about a spilled value again (released keys' files
+   * removed, another process done), the next write goes at once.
+   */
+  #retryWhenSpaceFreed(m: SpillMetrics): void {
+    if (!(m.spillBackoffSeconds > 0 && m.lastWriteNoSpace)) return
+    const free = freeBytes(this.buffer.dir)
+    if (free === undefined) return
+    if (m.writeFailures !== this.#failuresSeen || this.#freeAtFailure === undefined) {
+      this.#failuresSeen = m.writeFailures
+      this.#freeAtFailure = free
+      return
+    }
+    const typical = m.diskCount > 0 ? m.spilledBytes.disk / m.diskCount : SMALL
+    if (free >= this.#freeAtFailure + Math.max(SMALL, typical)) {
+      this.#freeAtFailure = free
+      this.buffer.retrySpillNow()
+    }
+  }
+
+  #checkStuck(m: SpillMetrics, rss: number): void {
+    const a = this.options.activity()
+    const spillable = this.buffer.spillable(m)
+    const state = {
+      paused: this.status === 'paused',
+      executing: a.executing,
+      spillable,
+      consecutiveWriteFailures: m.consecutiveWriteFailures,
+      lastWriteNoSpace: m.lastWriteNoSpace,
+      progress: `${m.spillCount}/${a.done}/${a.failed}/${m.managedBytes}`,
+    }
+    const describe = (reason: StuckReason, since: number): StuckReport => ({
+      reason,
+      since,
+      spillDir: this.buffer.dir,
+      freeBytes: freeBytes(this.buffer.dir),
+      waitingBytes: Math.min(spillable, Math.max(0, Math.ceil(rss - this.thresholds.target * this.memoryLimit))),
+      rss,
+      memoryLimit: this.memoryLimit,
+      lastWriteError: m.lastWriteError,
+    })
+    if (!this.#stuck.update(state, describe)) return
+    const r = this.#stuck.report
+    this.warn(r ? `stuck: ${stuckSummary(r)}` : 'no longer stuck: spilling or running again')
+    this.onStatus()
+  }
+
+  /**
+   * Makes room before a user task that may allocate `bytes` (its result and
+   * the copy the store takes): a task's spike on top of a worker sitting at
+   * its spill threshold would otherwise cross `terminate` before the next
+   * check could spill.
+   */
+  async makeRoom(bytes: number): Promise<void> {
+    // Small tasks cannot cross a threshold on their own; reading the
+    // process's memory would cost more than they do.
+    if (bytes < SMALL) return
+    const ceiling = this.thresholds.spill * this.memoryLimit
+    let rss = Math.max(0, process.memoryUsage.rss() - this.transientBytes)
+    if (rss + bytes <= ceiling) return
+    const m = this.buffer.metrics()
+    rss = this.#collect(rss, m.memoryBytes, true)
+    if (rss + bytes <= ceiling) return
+    const excess = rss + bytes - this.thresholds.target * this.memoryLimit
+    await this.buffer.evictUntil(Math.max(0, m.memoryBytes - excess)).catch((e) => this.warn(`spill failed: ${e.message}`))
+  }
+
+  /**
+   * Why a task's result of `bytes` cannot be stored, if it cannot: keeping
+   * it in memory would cross the terminate threshold, and the spill disk
+   * cannot take it (writes failing, or fewer free bytes than the result;
+   * a result that would compress to fit is refused too, as the write cannot
+   * be tried without the copy that crosses the threshold).
+   */
+  cannotStore(key: string, bytes: number): Error | undefined {
+    if (bytes < SMALL) return undefined
+    const rss = process.memoryUsage.rss()
+    const terminate = this.thresholds.terminate * this.memoryLimit
+    if (rss + bytes <= terminate) return undefined
+    const m = this.buffer.metrics()
+    const free = freeBytes(this.buffer.dir)
+    if (m.consecutiveWriteFailures === 0 && (free === undefined || free >= bytes)) return undefined
+    return storeError(key, bytes, terminate, {
+      reason: m.consecutiveWriteFailures > 0 && !m.lastWriteNoSpace ? 'spill-failing' : 'spill-full',
+      since: Date.now(),
+      spillDir: this.buffer.dir,
+      freeBytes: free,
+      waitingBytes: bytes,
+      rss,
+      memoryLimit: this.memoryLimit,
+      lastWriteError: m.lastWriteError,
+    })
+  }
+
+  /**
+   * After a task dropped a large value: collects its garbage at once when
+   * the process is above its target, where the next task's peak could
+   * otherwise cross a threshold. Below it, V8 collects on its own schedule.
+   */
+  collectNow(): void {
+    const rss = process.memoryUsage.rss()
+    if (rss > this.thresholds.target * this.memoryLimit) this.#collect(rss, 0, true)
+  }
+
+  /**
+   * User tasks leave their inputs, results and encodings as garbage that
+   * V8 frees only at its next collection; above the target, when much of
+   * the process is not managed data, collect it now rather than spill
+   * managed values (or pause) for memory that is already free.
+   */
+  #collect(rss: number, managedInMemory: number, force = false): number {
+    const gc = (globalThis as { gc?: () => void }).gc
+    const now = Date.now()
+    if (!gc || (!force && (now - this.#lastGc < 250 || rss - managedInMemory < 0.1 * this.memoryLimit))) return rss
+    this.#lastGc = now
+    gc()
+    return Math.max(0, process.memoryUsage.rss() - this.transientBytes)
+  }
+}

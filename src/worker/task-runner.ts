@@ -1,0 +1,187 @@
+// Runs tasks on a worker: at most `nthreads` at once and none while paused;
+// the rest wait for a slot, the next ones loading their inputs meanwhile. A
+// run released or cancelled while it waits is skipped; a running one sees
+// its signal abort.
+
+import { SpillwayError } from '../base/errors'
+import { runInTask } from './context'
+import { place } from '../wire/nesting'
+import { decodeValue, encodeRaw, encodeValue, type ValueFormat } from '../wire/values'
+import type { WorkerStore } from './store'
+import type { Inputs as InputSpec, RunResult, TaskFn, WorkerStatus } from '../wire/protocol'
+import { Gate } from './gate'
+import type { Inputs, Lease } from './inputs'
+import { taskFailure, UserFunctions, type Callable } from './user-functions'
+
+interface Loaded {
+  fn: Callable
+  values: Map<string, Uint8Array>
+  lease: Lease
+}
+
+export class TaskRunner {
+  readonly counts = { executing: 0, done: 0, failed: 0 }
+  /** Seconds spent running tasks, summed over the slots that ran them. */
+  taskSeconds = 0
+  readonly #functions = new UserFunctions()
+  // Runs execute through `slots`; the next ones load their function and
+  // inputs through `loads` meanwhile, so reading a spilled input or fetching
+  // one from a peer overlaps the run before it. A load holds its permit until
+  // its run starts: at most `nthreads` runs wait with their inputs in memory.
+  readonly #slots: Gate
+  readonly #loads: Gate
+  // Requests are numbered so a run sent after a release (the key submitted
+  // again) still runs, while one sent before it is skipped.
+  #seq = 0
+  readonly #waiting = new Map<string, number>()
+  readonly #releasedAt = new Map<string, number>()
+  readonly #controllers = new Map<string, AbortController>()
+  /** The last result size of each function: what its next run will likely allocate. */
+  readonly #lastBytes = new Map<string, number>()
+
+  constructor(
+    nthreads: number,
+    status: () => WorkerStatus,
+    private readonly buffer: WorkerStore,
+    private readonly inputs: Inputs,
+    private readonly address: string,
+    private readonly memory: { makeRoom(bytes: number): Promise<void>; collectNow(): void; cannotStore(key: string, bytes: number): Error | undefined; checkSoon(): void },
+  ) {
+    const running = () => status() === 'running'
+    this.#slots = new Gate(nthreads, running)
+    this.#loads = new Gate(nthreads, running)
+  }
+
+  /** Starts waiting runs and loads while there is room and the worker is not paused. */
+  startReady() {
+    this.#slots.wake()
+    this.#loads.wake()
+  }
+
+  async run(key: string, task: TaskFn, who: InputSpec = {}): Promise<RunResult> {
+    const seq = ++this.#seq
+    // Made before the wait for a slot, so a cancel that comes while the
+    // function loads or its inputs arrive is not lost.
+    const controller = new AbortController()
+    this.#controllers.set(key, controller)
+    this.#waiting.set(key, (this.#waiting.get(key) ?? 0) + 1)
+    try {
+      return await this.#run(key, task, who, seq, controller)
+    } finally {
+      this.#doneWaiting(key)
+      if (this.#controllers.get(key) === controller) this.#controllers.delete(key)
+    }
+  }
+
+  #doneWaiting(key: string) {
+    const left = (this.#waiting.get(key) ?? 1) - 1
+    if (left > 0) this.#waiting.set(key, left)
+    else {
+      this.#waiting.delete(key)
+      this.#releasedAt.delete(key)
+    }
+  }
+
+  #skip(key: string, seq: number, controller: AbortController): boolean {
+    return (this.#releasedAt.get(key) ?? 0) > seq || controller.signal.aborted
+  }
+
+  async #run(key: string, task: TaskFn, who: InputSpec, seq: number, controller: AbortController): Promise<RunResult> {
+    let loaded: Loaded | undefined
+    let loading = false
+    try {
+      if (task.fn === 'call') {
+        await this.#loads.acquire()
+        loading = true
+        if (this.#skip(key, seq, controller)) return { nbytes: 0, skipped: true }
+        loaded = await this.#load(task, who)
+      }
+      // Memory as it is now, not as of the last timer check: a worker past
+      // `pause` starts nothing more.
+      this.memory.checkSoon()
+      await this.#slots.acquire()
+    } catch (e) {
+      this.counts.failed++
+      loaded?.lease.release()
+      throw e
+    } finally {
+      if (loading) this.#loads.release()
+    }
+    if (this.#skip(key, seq, controller)) {
+      this.#slots.release()
+      loaded?.lease.release()
+      return { nbytes: 0, skipped: true }
+    }
+    this.counts.executing++
+    const started = performance.now()
+    try {
+      const result = task.fn === 'chunk' ? { nbytes: await this.buffer.generate(key, task.spec) } : await this.#call(key, task, who, loaded!, controller)
+      this.counts.done++
+      return result
+    } catch (e) {
+      this.counts.failed++
+      throw e
+    } finally {
+      loaded?.lease.release()
+      this.taskSeconds += (performance.now() - started) / 1000
+      this.counts.executing--
+      this.#slots.release()
+    }
+  }
+
+  /** The function and the inputs of a call, read back or fetched, with room made for them and for its result. */
+  async #load(task: Extract<TaskFn, { fn: 'call' }>, who: InputSpec): Promise<Loaded> {
+    const fn = await this.#functions.get(task.func)
+    let inputBytes = 0
+    for (const d of task.deps) inputBytes += who[d.key]?.nbytes ?? 0
+    // Its inputs, its result and the store's copy of it.
+    await this.memory.makeRoom(inputBytes + 2 * (this.#lastBytes.get(task.func.id) ?? 0))
+    const got = await this.inputs.get(task.deps.map((d) => d.key), who)
+    return { fn, values: got.values, lease: got.lease }
+  }
+
+  async #call(key: string, task: Extract<TaskFn, { fn: 'call' }>, who: InputSpec, loaded: Loaded, controller: AbortController): Promise<{ nbytes: number; format: ValueFormat }> {
+    let args = task.args
+    for (const d of task.deps) args = place(args, d.path, decodeValue(loaded.values.get(d.key)!, who[d.key].format))
+    let result: unknown
+    try {
+      const ctx = { key, signal: controller.signal, worker: this.address }
+      const fn = loaded.fn
+      result = await runInTask(ctx, () => fn(...(Array.isArray(args) ? args : [args])))
+    } catch (e) {
+      throw Object.assign(new SpillwayError('ERR_SPILLWAY_TASK', ''), taskFailure(e, key, task.func))
+    }
+    if (controller.signal.aborted) throw cancelled(key)
+    const { bytes, format } = task.dtype ? { bytes: encodeRaw(result, task.dtype, `${task.func.label} for ${key}`), format: `raw:${task.dtype}` as const } : encodeValue(result)
+    // Inputs are dropped before the result is stored.
+    loaded.lease.release()
+    loaded.values.clear()
+    // A result that fits neither in memory nor on the spill disk fails the
+    // task: stored anyway it would cross `terminate`, and the nanny would
+    // kill the worker, and the next, for the same result.
+    const problem = this.memory.cannotStore(key, bytes.length)
+    if (problem) throw problem
+    await this.buffer.set(key, bytes)
+    this.#lastBytes.set(task.func.id, bytes.length)
+    // The task's own copy is garbage now; freed at once it never adds to the next task's peak.
+    if (bytes.length >= LARGE) this.memory.collectNow()
+    return { nbytes: bytes.length, format }
+  }
+
+  /** Skips the key's waiting runs; a released key needs no result. */
+  release(key: string) {
+    if (this.#waiting.has(key)) this.#releasedAt.set(key, ++this.#seq)
+  }
+
+  cancel(key: string) {
+    this.release(key)
+    this.#controllers.get(key)?.abort(cancelled(key))
+  }
+}
+
+/** Results this large are worth a collection once stored. */
+const LARGE = 16 * 2 ** 20
+
+function cancelled(key: string): SpillwayError {
+  return new SpillwayError('ERR_SPILLWAY_CANCELLED', `task ${JSON.stringify(key)} was cancelled`, { key })
+}

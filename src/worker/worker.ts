@@ -1,0 +1,198 @@
+// A worker process: one SpillBuffer holding its values, a task runner, a
+// data server other workers fetch from, and a memory monitor; heartbeats to
+// the scheduler every `heartbeatMs`. It exits when its transport closes, so a
+// crashed scheduler leaves no workers.
+
+import { join } from 'node:path'
+import { SpillwayError, WorkerStuckError } from '../base/errors'
+import { native } from '../native/binding'
+import { SpillBuffer } from '../native/spill-buffer'
+import { DataClient } from '../comm/data-client'
+import { UNREADABLE_CODES } from '../wire/protocol'
+import type { ErrorPayload, ReduceManyResult, Request, SchedulerToWorker, WorkerMetrics, WorkerStart, WorkerToScheduler } from '../wire/protocol'
+import type { Transport } from '../comm/transport'
+import { DataServer, type TransferCounts } from './data-server'
+import { Inputs } from './inputs'
+import { MemoryMonitor } from './memory-monitor'
+import { SMALL_SHARE_OF_LIMIT as SMALL_SHARE, WorkerStore } from './store'
+import { TaskRunner } from './task-runner'
+
+interface Parts {
+  config: WorkerStart
+  buffer: WorkerStore
+  monitor: MemoryMonitor
+  runner: TaskRunner
+  server: DataServer
+  client: DataClient
+  inputs: Inputs
+}
+
+async function mapLimited<T, R>(items: T[], limit: number, fn: (x: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length)
+  let next = 0
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++
+      out[i] = await fn(items[i])
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane))
+  return out
+}
+
+export class Worker {
+  #parts: Parts | undefined
+  readonly #timers: NodeJS.Timeout[] = []
+  #metricsSentAt = 0
+  readonly #transfer: TransferCounts = { incomingBytes: 0, incomingCount: 0, outgoingBytes: 0, outgoingCount: 0 }
+
+  constructor(private readonly transport: Transport<SchedulerToWorker, WorkerToScheduler>) {
+    transport.onClose(() => process.exit(0))
+    transport.onMessage(({ id, request }) => {
+      this.handle(request).then(
+        (result) => transport.send({ kind: 'reply', id, ok: true, result }),
+        (e: any) => transport.send({ kind: 'reply', id, ok: false, error: errorPayload(e) }),
+      )
+    })
+  }
+
+  #warn = (message: string) => this.transport.send({ kind: 'log', level: 'warn', message })
+
+  metrics(): WorkerMetrics {
+    const p = this.#parts!
+    return {
+      ...p.buffer.metrics(),
+      rss: process.memoryUsage.rss(),
+      status: p.monitor.status,
+      memoryLimit: p.config.memoryLimit,
+      thresholds: { ...p.monitor.thresholds },
+      taskCounts: { ...p.runner.counts },
+      timings: { taskSeconds: p.runner.taskSeconds, pausedSeconds: p.monitor.pausedSeconds },
+      transfer: { ...this.#transfer, incomingBytes: p.client.incomingBytes, incomingCount: p.client.incomingCount },
+      stuck: p.monitor.stuck,
+      time: Date.now(),
+    }
+  }
+
+  #heartbeat = () => {
+    if (this.#parts) this.transport.send({ kind: 'heartbeat', metrics: this.metrics() })
+  }
+
+  async #start(config: WorkerStart): Promise<{ pid: number; dataAddress: string }> {
+    // A worker's chunks come and go under spill churn, where huge-page
+    // faults wait for compaction (see core's pool.rs).
+    native.setHugePages(false)
+    const spill = new SpillBuffer({
+      dir: join(config.spillDir, config.name),
+      memoryLimit: config.memoryLimit,
+      target: config.thresholds.target,
+      codec: config.codec,
+      level: config.level,
+    })
+    const buffer = new WorkerStore(spill, Math.floor(config.memoryLimit * SMALL_SHARE))
+    const secret = Buffer.from(config.secret, 'hex')
+    const client = new DataClient(secret)
+    const inputs = new Inputs(buffer, client, config.transferLimit)
+    const monitor = new MemoryMonitor(
+      buffer,
+      config.memoryLimit,
+      { ...config.thresholds },
+      () => {
+        this.#heartbeat()
+        this.#parts?.runner.startReady()
+      },
+      this.#warn,
+      { stuckTimeoutMs: config.stuckTimeoutMs, activity: () => this.#parts?.runner.counts ?? { executing: 0, done: 0, failed: 0 } },
+    )
+    const server = new DataServer({ forTransfer: (k) => buffer.getFrame(k) }, secret, this.#transfer, this.#warn)
+    const dataAddress = await server.start(config.dataAddress)
+    const runner = new TaskRunner(config.nthreads, () => monitor.status, buffer, inputs, dataAddress, monitor)
+    this.#parts = { config, buffer, monitor, runner, server, client, inputs }
+    this.#timers.push(setInterval(this.#heartbeat, config.heartbeatMs), setInterval(() => monitor.check(), config.monitorMs))
+    return { pid: process.pid, dataAddress }
+  }
+
+  async handle(req: Request): Promise<unknown> {
+    if (req.op === 'start') return this.#start(req.config)
+    const p = this.#parts
+    if (!p) throw new SpillwayError('ERR_SPILLWAY_PROTOCOL', `worker got ${req.op} before start`, { op: req.op })
+    switch (req.op) {
+      case 'run': {
+        const result = await p.runner.run(req.key, req.task, req.inputs)
+        // Results carry metrics now and then, so the scheduler's peaks see
+        // what lands between heartbeats.
+        const now = Date.now()
+        if (now - this.#metricsSentAt >= 50) {
+          this.#metricsSentAt = now
+          result.metrics = this.metrics()
+        }
+        return result
+      }
+      case 'put':
+        await p.buffer.set(req.key, req.data)
+        return { nbytes: req.data.byteLength }
+      case 'cancel':
+        p.runner.cancel(req.key)
+        return {}
+      case 'reduce':
+        return { partial: await p.buffer.reduce(req.key, req.dtype, req.reduceOp) }
+      case 'reduce-many':
+        return this.#reduceMany(p, req.keys, req.dtype, req.reduceOp)
+      case 'release':
+        for (const k of req.keys) {
+          p.buffer.delete(k)
+          p.runner.release(k)
+        }
+        return { metrics: this.metrics() }
+      case 'set-thresholds': {
+        const next = { ...p.monitor.thresholds, ...req.thresholds }
+        p.monitor.thresholds = next
+        if (next.target !== p.buffer.target) await p.buffer.setTarget(next.target)
+        p.monitor.check()
+        return { metrics: this.metrics() }
+      }
+      case 'metrics':
+        return { metrics: this.metrics() }
+      case 'ping':
+        return {}
+      case 'close': {
+        p.monitor.status = 'closing'
+        for (const t of this.#timers) clearInterval(t)
+        p.server.close()
+        p.client.close()
+        await p.buffer.close()
+        setImmediate(() => this.transport.close())
+        return { ok: true }
+      }
+    }
+  }
+
+  async #reduceMany(p: Parts, keys: string[], dtype: string, op: string): Promise<ReduceManyResult> {
+    const m = p.buffer.metrics()
+    const perRead = Math.ceil((m.managedBytes / Math.max(1, m.memoryCount + m.diskCount)) * 1.4)
+    // One bad spill file must not fail the batch: the scheduler recomputes
+    // that chunk and reduces the rest as they are.
+    const unreadable: NonNullable<ReduceManyResult['unreadable']> = []
+    const partials = await mapLimited(keys, p.config.nthreads + 1, async (k) => {
+      p.monitor.transientBytes += perRead
+      try {
+        return await p.buffer.reduce(k, dtype, op)
+      } catch (e: any) {
+        if (!UNREADABLE_CODES.has(e?.code)) throw e
+        unreadable.push({ key: k, code: e.code, message: String(e.message) })
+        return null
+      } finally {
+        p.monitor.transientBytes -= perRead
+      }
+    })
+    return { partials, unreadable }
+  }
+}
+
+function errorPayload(e: any): ErrorPayload {
+  const out: ErrorPayload = { code: e?.code, message: String(e?.message ?? e) }
+  if (e?.remote) out.remote = e.remote
+  if (e?.missing) out.missing = e.missing
+  if (e instanceof WorkerStuckError) out.stuck = e.details
+  return out
+}
