@@ -36,6 +36,8 @@ export type { SubmitOptions, MapOptions, ScatterOptions } from './futures/engine
 export type { TaskFunction, ModuleRef } from './wire/functions'
 export { LocalCluster } from './deploy/local-cluster'
 export { random, type RandomOptions } from './array/random'
+export * as bag from './bag/api'
+export { Bag, BagItem, BagTake } from './bag/bag'
 export { ChunkedArray, Reduction, type Dtype, type ReduceOp } from './array/array'
 export { schedulerWorkers, workerInMemoryBytes, workerSpillBytes, clusterMemorySnapshot, type WorkerInfo, type MemorySnapshot } from './reporting/workers'
 export { clusterReport, ClusterReport, type ClusterReportData } from './reporting/report'

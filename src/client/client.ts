@@ -2,6 +2,7 @@
 // read what the scheduler knows.
 
 import { ChunkedArray, Reduction } from '../array/array'
+import { Bag, BagItem, BagTake } from '../bag/bag'
 import { combinePartials, finishPartial } from '../native/chunks'
 import type { LocalCluster } from '../deploy/local-cluster'
 import type { Scheduler } from '../scheduler/scheduler'
@@ -60,10 +61,13 @@ export class Client {
    * chunks themselves. With `{ progress: true }` a bar shows the chunks
    * held so far until every chunk is held (or the cluster closes).
    */
-  async persist(array: ChunkedArray, options: ProgressOption = {}): Promise<ChunkedArray> {
+  async persist(array: ChunkedArray, options?: ProgressOption): Promise<ChunkedArray>
+  async persist<T>(bag: Bag<T>, options?: ProgressOption): Promise<Bag<T>>
+  async persist(array: ChunkedArray | Bag, options: ProgressOption = {}): Promise<ChunkedArray | Bag> {
     this.#check()
+    if (array instanceof Bag) return this.#persistBag(array, options)
     if (!(array instanceof ChunkedArray)) {
-      throw new ConfigError([{ field: 'array', value: typeof array, allowed: 'an array from random.random / random.randint' }], 'persist argument')
+      throw new ConfigError([{ field: 'array', value: typeof array, allowed: 'an array from random.random / random.randint, or a bag' }], 'persist argument')
     }
     this.scheduler.submit(array.tasks())
     const bound = array.withOwner({
@@ -83,10 +87,15 @@ export class Client {
    * chunk is freed once reduced. With `{ progress: true }` a bar shows the
    * chunk tasks done while it runs.
    */
-  async compute(expr: Reduction, options: ProgressOption = {}): Promise<number> {
+  async compute(expr: Reduction, options?: ProgressOption): Promise<number>
+  async compute<T>(expr: BagItem<T>, options?: ProgressOption): Promise<T>
+  async compute<T>(expr: Bag<T> | BagTake<T>, options?: ProgressOption): Promise<T[]>
+  async compute(expr: Reduction | BagItem | Bag | BagTake, options: ProgressOption = {}): Promise<unknown> {
     this.#check()
+    if (expr instanceof BagTake) return this.#take(expr.bag, expr.n)
+    if (expr instanceof Bag || expr instanceof BagItem) return this.#computeBag(expr, options)
     if (!(expr instanceof Reduction)) {
-      throw new ConfigError([{ field: 'expr', value: typeof expr, allowed: 'a reduction such as x.mean() or x.sum()' }], 'compute argument')
+      throw new ConfigError([{ field: 'expr', value: typeof expr, allowed: 'a reduction such as x.mean() or x.sum(), a bag or a bag reduction' }], 'compute argument')
     }
     if (options.progress && !this.silenceLogs) {
       return withProgress(this, expr.array, () => this.#compute(expr), { label: `compute ${expr.op}` })
@@ -113,6 +122,49 @@ export class Client {
     } finally {
       letGo([...held])
     }
+  }
+
+  async #persistBag<T>(bag: Bag<T>, options: ProgressOption): Promise<Bag<T>> {
+    const tasks = bag.tasks(true)
+    this.scheduler.submit(tasks)
+    const keys = bag.keys()
+    const bound = bag.materialized({ release: (ks) => this.scheduler.closed || this.scheduler.release(ks) })
+    if (options.progress && !this.silenceLogs) void withProgress(this, keys, () => this.scheduler.waitFor(keys), { label: 'persist' }).catch(() => {})
+    return bound
+  }
+
+  async #computeBag(expr: Bag | BagItem, options: ProgressOption): Promise<unknown> {
+    const tasks = expr.tasks()
+    const keys = expr instanceof Bag ? expr.keys() : [expr.key]
+    const held = new Set(keys)
+    const subs = tasks.map((t) => (held.has(t.key) ? { ...t, hold: true } : t))
+    this.scheduler.submit(subs)
+    const fetch = async () => {
+      const values = await Promise.all(keys.map((k) => this.#futures.fetch(k)))
+      return expr instanceof Bag ? values.flatMap((v) => v as unknown[]) : expr.finish(values[0])
+    }
+    try {
+      return options.progress && !this.silenceLogs ? await withProgress(this, subs.map((t) => t.key), fetch, { label: 'compute' }) : await fetch()
+    } finally {
+      if (!this.scheduler.closed) this.scheduler.release(keys)
+    }
+  }
+
+  /** The first `n` items, computing only the partitions it needs, in order. */
+  async #take<T>(bag: Bag<T>, n: number): Promise<T[]> {
+    const out: T[] = []
+    const keys = bag.keys()
+    const tasks = bag.tasks(false)
+    for (let i = 0; i < keys.length && out.length < n; i++) {
+      const own = tasks.filter((t) => !keys.includes(t.key) || t.key === keys[i]).map((t) => (t.key === keys[i] ? { ...t, hold: true } : t))
+      this.scheduler.submit(own)
+      try {
+        out.push(...((await this.#futures.fetch(keys[i])) as T[]).slice(0, n - out.length))
+      } finally {
+        if (!this.scheduler.closed) this.scheduler.release([keys[i]])
+      }
+    }
+    return out
   }
 
   /**

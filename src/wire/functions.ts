@@ -81,8 +81,30 @@ function sourceDesc(fn: Function): FnDesc {
   return desc
 }
 
+/**
+ * Built-ins a user reaches for as a step (`bag.map(JSON.parse)`): they have
+ * no source to ship, so they travel by name and the worker takes its own.
+ */
+export const BUILTIN_FUNCTIONS: ReadonlyMap<string, Function> = new Map<string, Function>([
+  ['JSON.parse', JSON.parse],
+  ['JSON.stringify', JSON.stringify],
+  ['Number', Number],
+  ['String', String],
+  ['Boolean', Boolean],
+  ['parseFloat', parseFloat],
+  ['parseInt', parseInt],
+])
+
+const builtinNames = new Map([...BUILTIN_FUNCTIONS].map(([name, fn]) => [fn, name]))
+
+/** A function the workers run natively, by name (built-ins and spillway's own task kinds). */
+export function nativeFunction(op: string, label = op): FnDesc {
+  return { kind: 'native', id: `n:${op}`, op, label }
+}
+
 /** Checks a task function and describes it for the workers. */
 export function describeFunction(fn: unknown): FnDesc {
+  if (typeof fn === 'function' && builtinNames.has(fn)) return nativeFunction(builtinNames.get(fn)!)
   if (typeof fn === 'function') return sourceDesc(fn)
   if (fn !== null && typeof fn === 'object' && 'module' in fn) return moduleDesc(fn as ModuleRef)
   throw problem(fn, ALLOWED)

@@ -6,7 +6,8 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { SpillwayError } from '../base/errors'
-import type { FnDesc } from '../wire/functions'
+import { BUILTIN_FUNCTIONS, type FnDesc } from '../wire/functions'
+import { runAggregate, runPartition } from './bag-partition'
 
 export type Callable = (...args: unknown[]) => unknown
 
@@ -48,7 +49,8 @@ export class UserFunctions {
         throw new SpillwayError('ERR_SPILLWAY_INVALID_ARGUMENT', `shipped function ${desc.label} does not compile on its own (${e?.message}); put it in a module and pass { module, name }`, { function: desc.label })
       }
     }
-    if (desc.kind !== 'module') throw new SpillwayError('ERR_SPILLWAY_PROTOCOL', `no user function of kind ${desc.kind}`)
+    if (desc.kind === 'native') return nativeCallable(desc.op, this)
+    if (desc.kind !== 'module') throw new SpillwayError('ERR_SPILLWAY_PROTOCOL', `no user function of kind ${(desc as FnDesc).kind}`)
     let mod: Record<string, unknown>
     try {
       mod = await importSpecifier(desc.specifier)
@@ -69,6 +71,15 @@ export class UserFunctions {
     }
     return fn as Callable
   }
+}
+
+/** A function the worker has itself: a built-in, or one of spillway's own task kinds. */
+function nativeCallable(op: string, load: UserFunctions): Callable {
+  if (op === 'bag.partition') return (spec, ...inputs) => runPartition(load, spec as never, ...inputs)
+  if (op === 'bag.aggregate') return (spec, ...partials) => runAggregate(load, spec as never, ...partials)
+  const fn = BUILTIN_FUNCTIONS.get(op)
+  if (!fn) throw new SpillwayError('ERR_SPILLWAY_PROTOCOL', `no native function ${JSON.stringify(op)} on this worker`, { op })
+  return fn as Callable
 }
 
 /** A thrown value as the error a Future rejects with, the remote stack kept. */

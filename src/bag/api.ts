@@ -1,0 +1,4 @@
+// `import { bag } from 'spillway'`: the readers and the collection's types.
+
+export { Bag, BagItem, BagTake, type KeyOf, type ReductionOptions } from './bag'
+export { readText, fromSequence, type ReadTextOptions, type FromSequenceOptions } from './readers'

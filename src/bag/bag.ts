@@ -1,0 +1,271 @@
+// A bag: a lazily defined collection of items in partitions, as Dask's
+// dask.bag. Per-item steps (map, filter, flatMap, pluck, mapPartitions)
+// pile up on the bag and are fused into one task per partition when it
+// runs; reductions run per partition, then as a tree.
+
+import { ArgumentError } from '../base/errors'
+import type { TaskSubmission } from '../scheduler/scheduler'
+import type { KeySpec, Reducer, Step, StepFn } from '../wire/bag'
+import { describeFunction, functionLabel, type TaskFunction } from '../wire/functions'
+import { hashOf, partitionTasks, treeTasks, type PartDef } from './graph'
+
+/** A key taken from an item: a function of it, or one of its fields. */
+export type KeyOf<T> = TaskFunction | (T extends object ? keyof T & (string | number) : never) | string | number
+
+function stepFn(fn: TaskFunction, args: unknown[], field: string): StepFn {
+  try {
+    return { fn: describeFunction(fn), args }
+  } catch (e) {
+    if (e instanceof ArgumentError) throw new ArgumentError(e.problems.map((p) => ({ ...p, field: p.field === 'fn' ? field : `${field}.${p.field.replace(/^fn\./, '')}` })), 'bag step')
+    throw e
+  }
+}
+
+function keySpec(key: unknown, field: string): KeySpec {
+  if (typeof key === 'string' || typeof key === 'number') return { field: key }
+  return { fn: stepFn(key as TaskFunction, [], field) }
+}
+
+function positiveInt(v: unknown, field: string, what: string): number {
+  if (!(Number.isSafeInteger(v) && (v as number) >= 1)) throw new ArgumentError([{ field, value: v, allowed: 'a positive integer' }], what)
+  return v as number
+}
+
+export interface ReductionOptions {
+  /** Partials combined per task of the tree (default 8). */
+  splitEvery?: number
+}
+
+function splitEveryOf(o: ReductionOptions | undefined, what: string): number {
+  if (o !== undefined && (o === null || typeof o !== 'object')) throw new ArgumentError([{ field: 'options', value: o, allowed: 'an object { splitEvery }' }], what)
+  return o?.splitEvery === undefined ? 8 : Math.max(2, positiveInt(o.splitEvery, 'options.splitEvery', what))
+}
+
+/** What a bag's tasks need of the client that persisted it. */
+export interface BagOwner {
+  release(keys: string[]): void
+}
+
+/** Dask's Item: a single value a reduction computes. `client.compute(item)` gives it. */
+export class BagItem<T = unknown> {
+  constructor(
+    readonly name: string,
+    /** Its tasks, the upstream ones first; the last's value is the result. */
+    readonly tasks: () => TaskSubmission[],
+    readonly key: string,
+    /** Turns the final value into the result (mean, var and std from moments). */
+    readonly finish: (v: unknown) => T = (v) => v as T,
+  ) {}
+}
+
+/** The first `n` items of a bag: `client.compute(bag.take(n))` computes only the partitions it needs. */
+export class BagTake<T = unknown> {
+  constructor(
+    readonly bag: Bag<T>,
+    readonly n: number,
+  ) {}
+}
+
+export class Bag<T = unknown> {
+  readonly name: string
+  #owner: BagOwner | undefined
+
+  constructor(
+    /** The label keys start with: the reader's or the last step's name. */
+    readonly label: string,
+    readonly parts: readonly PartDef[],
+    readonly steps: readonly Step[] = [],
+    /** Tasks that make the parts' inputs (another bag's partitions, a reduction). */
+    readonly upstream: () => TaskSubmission[] = () => [],
+    owner?: BagOwner,
+  ) {
+    this.name = `${label}-${hashOf(parts, steps)}`
+    this.#owner = owner
+  }
+
+  get npartitions(): number {
+    return this.parts.length
+  }
+
+  /** Partition keys, in order. */
+  keys(): string[] {
+    return this.parts.map((_, i) => `${this.name}-${i}`)
+  }
+
+  /** Every task this bag's partitions need, upstream first. */
+  tasks(hold = true): TaskSubmission[] {
+    return [...this.upstream(), ...partitionTasks(this.name, [...this.parts], [...this.steps], hold)]
+  }
+
+  /** A bag whose partitions are this one's tasks' values (after persist, or to stop fusion). */
+  materialized(owner?: BagOwner): Bag<T> {
+    const keys = this.keys()
+    const parts = keys.map((k) => ({ source: { kind: 'inputs' as const }, deps: [k] }))
+    return new Bag<T>(this.label, parts, [], () => this.tasks(false), owner)
+  }
+
+  /** Lets go of the partitions a persist holds. */
+  release(): void {
+    const o = this.#owner
+    this.#owner = undefined
+    o?.release(this.parts.flatMap((p) => p.deps))
+  }
+
+  #with<U>(step: Step, label: string): Bag<U> {
+    return new Bag<U>(label, this.parts, [...this.steps, step], this.upstream)
+  }
+
+  #call(op: 'map' | 'filter' | 'flatMap' | 'mapPartitions', fn: TaskFunction, args: unknown[]): Bag<any> {
+    const call = stepFn(fn, args, `${op}(fn)`)
+    return this.#with({ op, call }, functionLabel(call.fn))
+  }
+
+  /** `fn(item, ...args)` for every item; Futures may be among the args. */
+  map<U>(fn: TaskFunction, ...args: unknown[]): Bag<U> {
+    return this.#call('map', fn, args)
+  }
+
+  filter(fn: TaskFunction, ...args: unknown[]): Bag<T> {
+    return this.#call('filter', fn, args)
+  }
+
+  /** Each item's iterable of items, flattened. */
+  flatMap<U>(fn: TaskFunction, ...args: unknown[]): Bag<U> {
+    return this.#call('flatMap', fn, args)
+  }
+
+  /** `fn(items, ...args)` once per partition: `items` is an iterable, the result an iterable of items. */
+  mapPartitions<U>(fn: TaskFunction, ...args: unknown[]): Bag<U> {
+    return this.#call('mapPartitions', fn, args)
+  }
+
+  /** The field `field` of every item. */
+  pluck<K extends keyof T>(field: K & (string | number)): Bag<T[K]> {
+    if (typeof field !== 'string' && typeof field !== 'number') throw new ArgumentError([{ field: 'field', value: field, allowed: 'a field name or an index' }], 'pluck')
+    return this.#with({ op: 'pluck', field }, 'pluck')
+  }
+
+  /** The first `n` items (see BagTake). */
+  take(n: number): BagTake<T> {
+    if (!(Number.isSafeInteger(n) && n >= 0)) throw new ArgumentError([{ field: 'n', value: n, allowed: 'an integer ≥ 0' }], 'take')
+    return new BagTake(this, n)
+  }
+
+  /** This bag's partitions followed by `others'`. */
+  concat(...others: Bag<T>[]): Bag<T> {
+    const all = [this, ...others]
+    for (const [i, b] of others.entries()) if (!(b instanceof Bag)) throw new ArgumentError([{ field: `others[${i}]`, value: typeof b, allowed: 'a Bag' }], 'concat')
+    const mats = all.map((b) => b.materialized())
+    return new Bag<T>('concat', mats.flatMap((m) => m.parts), [], () => mats.flatMap((m) => m.upstream()))
+  }
+
+  /** `n` partitions, each the concatenation of neighbouring ones (fewer only: no partition is split). */
+  repartition(n: number): Bag<T> {
+    positiveInt(n, 'n', 'repartition')
+    const m = this.materialized()
+    const keys = m.parts.flatMap((p) => p.deps)
+    const per = Math.ceil(keys.length / Math.min(n, Math.max(1, keys.length)))
+    const parts: PartDef[] = []
+    for (let i = 0; i < keys.length; i += per) parts.push({ source: { kind: 'inputs' }, deps: keys.slice(i, i + per) })
+    return new Bag<T>('repartition', parts, [], m.upstream)
+  }
+
+  #reduce<U>(label: string, reduce: Reducer, options: ReductionOptions | undefined, finish?: (v: unknown) => U): BagItem<U> {
+    const splitEvery = splitEveryOf(options, label)
+    const name = `${label}-${hashOf(this.name, reduce, splitEvery)}`
+    const parts = partitionTasks(`${name}-part`, [...this.parts], [...this.steps], false, reduce)
+    const tree = treeTasks(name, parts.map((t) => t.key), reduce, splitEvery)
+    return new BagItem<U>(name, () => [...this.upstream(), ...parts, ...tree.tasks], tree.key, finish)
+  }
+
+  /** A reduction whose result is a bag of one partition (its items the final value). */
+  #reduceToBag<U>(label: string, reduce: Reducer, options: ReductionOptions | undefined): Bag<U> {
+    const item = this.#reduce<U[]>(label, reduce, options)
+    return new Bag<U>(label, [{ source: { kind: 'inputs' }, deps: [item.key] }], [], () => item.tasks().map((t) => (t.key === item.key ? { ...t, hold: false } : t)))
+  }
+
+  count(options?: ReductionOptions): BagItem<number> {
+    return this.#reduce('count', { op: 'count' }, options)
+  }
+
+  sum(options?: ReductionOptions): BagItem<number> {
+    return this.#reduce('sum', { op: 'sum' }, options)
+  }
+
+  min(options?: ReductionOptions): BagItem<T> {
+    return this.#reduce('min', { op: 'min' }, options)
+  }
+
+  max(options?: ReductionOptions): BagItem<T> {
+    return this.#reduce('max', { op: 'max' }, options)
+  }
+
+  mean(options?: ReductionOptions): BagItem<number> {
+    return this.#reduce('mean', { op: 'moments' }, options, (v) => {
+      const [n, mean] = v as number[]
+      return n === 0 ? NaN : mean
+    })
+  }
+
+  /** Variance with `ddof` degrees of freedom taken off (default 0, as Dask's). */
+  var(options: ReductionOptions & { ddof?: number } = {}): BagItem<number> {
+    const ddof = options.ddof ?? 0
+    if (!(Number.isSafeInteger(ddof) && ddof >= 0)) throw new ArgumentError([{ field: 'options.ddof', value: ddof, allowed: 'an integer ≥ 0' }], 'var')
+    return this.#reduce('var', { op: 'moments' }, { splitEvery: options.splitEvery }, (v) => {
+      const [n, , m2] = v as number[]
+      return n - ddof > 0 ? m2 / (n - ddof) : NaN
+    })
+  }
+
+  std(options: ReductionOptions & { ddof?: number } = {}): BagItem<number> {
+    const v = this.var(options)
+    return new BagItem<number>(v.name.replace(/^var/, 'std'), v.tasks, v.key, (x) => Math.sqrt(v.finish(x)))
+  }
+
+  /**
+   * `perPartition(items)` on each partition's items (an iterable), then
+   * `aggregate(results)` on arrays of their results, as a tree.
+   */
+  reduction<U>(perPartition: TaskFunction, aggregate: TaskFunction, options?: ReductionOptions): BagItem<U> {
+    return this.#reduce('reduction', { op: 'custom', perPartition: stepFn(perPartition, [], 'perPartition'), aggregate: stepFn(aggregate, [], 'aggregate') }, options)
+  }
+
+  /** `[item, count]` for every distinct item. */
+  frequencies(options?: ReductionOptions): Bag<[T, number]> {
+    return this.#reduceToBag('frequencies', { op: 'frequencies' }, options)
+  }
+
+  distinct(options?: ReductionOptions): Bag<T> {
+    return this.#reduceToBag('distinct', { op: 'distinct' }, options)
+  }
+
+  /** The `k` largest items (by `key`, a function or a field), largest first. */
+  topk(k: number, key?: KeyOf<T>, options?: ReductionOptions): Bag<T> {
+    positiveInt(k, 'k', 'topk')
+    return this.#reduceToBag('topk', { op: 'topk', k, key: key === undefined ? undefined : keySpec(key, 'key') }, options)
+  }
+
+  /**
+   * `[key, acc]` for every key: `binop(acc, item)` folds each partition's
+   * items of a key (from `initial`, else the first item), `combine(a, b)`
+   * (default `binop`) their accumulators. No group is ever built.
+   */
+  foldBy<A = unknown, K = unknown>(
+    key: KeyOf<T>,
+    binop: TaskFunction,
+    ...rest: [initial?: A, options?: ReductionOptions & { combine?: TaskFunction; combineInitial?: A }]
+  ): Bag<[K, A]> {
+    const [initial, options = {}] = rest
+    const reduce: Reducer = {
+      op: 'foldBy',
+      key: keySpec(key, 'key'),
+      binop: stepFn(binop, [], 'binop'),
+      initial,
+      hasInitial: rest.length >= 1 && initial !== undefined,
+      combine: options.combine === undefined ? undefined : stepFn(options.combine, [], 'options.combine'),
+      combineInitial: options.combineInitial,
+      hasCombineInitial: options.combineInitial !== undefined,
+    }
+    return this.#reduceToBag('foldBy', reduce, { splitEvery: options.splitEvery })
+  }
+}

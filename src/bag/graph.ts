@@ -1,0 +1,68 @@
+// A bag's partitions as scheduler tasks. Keys are hashes of what a task
+// does (its source, its fused steps, its inputs), so the same bag built
+// twice is the same graph and runs once.
+
+import { createHash } from 'node:crypto'
+import type { TaskSubmission } from '../scheduler/scheduler'
+import type { AggregateSpec, PartitionSource, PartitionSpec, Reducer, Step } from '../wire/bag'
+import { nativeFunction } from '../wire/functions'
+import { extract } from '../wire/nesting'
+import type { DepRef, TaskFn } from '../wire/protocol'
+import { Future } from '../futures/future'
+
+/** One partition before its steps: where its items come from, and the tasks it reads. */
+export interface PartDef {
+  source: PartitionSource
+  /** Keys of the tasks whose values are its inputs (source 'inputs'). */
+  deps: string[]
+}
+
+export function hashOf(...parts: unknown[]): string {
+  const h = createHash('sha256')
+  // Futures hash as their keys; everything else as JSON (Maps and Sets are not step arguments).
+  h.update(JSON.stringify(parts, (_k, v) => (v instanceof Future ? { future: v.key } : v)))
+  return h.digest('hex').slice(0, 16)
+}
+
+const isFuture = (v: unknown): v is Future => v instanceof Future
+
+/**
+ * A task of `op` on `spec` with `inputs` as its arguments after the spec:
+ * Futures inside the spec (a step's extra arguments) become inputs too.
+ */
+export function bagTask(op: 'bag.partition' | 'bag.aggregate', key: string, group: string, spec: PartitionSpec | AggregateSpec, inputs: string[], hold: boolean): TaskSubmission {
+  const { value, slots } = extract(spec, isFuture)
+  const deps: DepRef[] = [...slots.map(({ item, path }) => ({ key: item.key, path: [0, ...path] })), ...inputs.map((k, j) => ({ key: k, path: [1 + j] }))]
+  const task: TaskFn = { fn: 'call', func: nativeFunction(op, group), args: [value, ...inputs.map(() => null)], deps }
+  return { key, task, expectedBytes: 1, deps: [...new Set(deps.map((d) => d.key))], group, hold }
+}
+
+/** The partition tasks of parts with steps (and a reduction's per-partition step). */
+export function partitionTasks(name: string, parts: PartDef[], steps: Step[], hold: boolean, reduce?: Reducer): TaskSubmission[] {
+  return parts.map((p, i) => bagTask('bag.partition', `${name}-${i}`, name.replace(/-[0-9a-f]{16}$/, ''), { source: p.source, steps, reduce }, p.deps, hold))
+}
+
+/**
+ * A reduction's tree over partials: levels of at most `splitEvery` inputs
+ * until one is left, whose value is the result. Returns its tasks and the
+ * final key.
+ */
+export function treeTasks(name: string, partials: string[], reduce: Reducer, splitEvery: number): { tasks: TaskSubmission[]; key: string } {
+  const tasks: TaskSubmission[] = []
+  let level = partials
+  let depth = 0
+  const group = name.replace(/-[0-9a-f]{16}$/, '')
+  if (partials.length === 0) return { tasks: [bagTask('bag.aggregate', `${name}-final`, group, { reduce, final: true }, [], true)], key: `${name}-final` }
+  do {
+    const next: string[] = []
+    const last = level.length <= splitEvery
+    for (let j = 0; j < level.length; j += splitEvery) {
+      const key = last ? `${name}-final` : `${name}-agg-${depth}-${j / splitEvery}`
+      tasks.push(bagTask('bag.aggregate', key, group, { reduce, final: last }, level.slice(j, j + splitEvery), last))
+      next.push(key)
+    }
+    level = next
+    depth++
+  } while (level.length > 1)
+  return { tasks, key: level[0] }
+}

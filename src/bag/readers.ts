@@ -1,0 +1,146 @@
+// Bags from the user's files and values. Planning happens here, on the
+// client: globs expanded, files stat'ed and cut into blocks; the workers
+// read the blocks (worker/text-blocks.ts).
+
+import { statSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { globSync, isDynamicPattern } from 'tinyglobby'
+import { ArgumentError, SpillwayError } from '../base/errors'
+import { parseBytes } from '../base/units'
+import type { Compression, TextBlock } from '../wire/bag'
+import { Bag } from './bag'
+import type { PartDef } from './graph'
+
+export interface ReadTextOptions {
+  /** Bytes per partition: a number or '128 MiB' (default 64 MiB). Small files are packed together up to it. */
+  blocksize?: number | string
+  /** 'infer' (default: by extension, .gz is gzip), 'gzip' or 'none'. A compressed file is one partition. */
+  compression?: 'infer' | 'gzip' | 'none'
+  /** Default 'utf8'. */
+  encoding?: BufferEncoding
+  /** Default '\n'. Lines are given without it. */
+  lineDelimiter?: string
+  /** Items become `[line, path]`. */
+  includePath?: boolean
+}
+
+const DEFAULT_BLOCKSIZE = 64 * 2 ** 20
+const COMPRESSIONS = ['infer', 'gzip', 'none']
+const READ_TEXT_OPTIONS = new Set(['blocksize', 'compression', 'encoding', 'lineDelimiter', 'includePath'])
+
+function invalid(field: string, value: unknown, allowed: string, what: string): ArgumentError {
+  return new ArgumentError([{ field, value, allowed }], what)
+}
+
+/** The files a path, a glob or a list of them names, in order, each once. */
+export function expandPaths(paths: unknown, what: string): string[] {
+  const list = typeof paths === 'string' ? [paths] : paths
+  if (!Array.isArray(list) || list.length === 0 || !list.every((p) => typeof p === 'string' && p.length > 0)) {
+    throw invalid('paths', paths, 'a path, a glob or a non-empty list of them', what)
+  }
+  const out: string[] = []
+  const seen = new Set<string>()
+  for (const p of list as string[]) {
+    let found: string[]
+    if (isDynamicPattern(p)) {
+      found = globSync(p, { absolute: true, onlyFiles: true, expandDirectories: false }).sort()
+      if (found.length === 0) throw new SpillwayError('ERR_SPILLWAY_NO_FILES', `${what}: no file matches ${JSON.stringify(p)}`, { path: p })
+    } else found = [resolve(p)]
+    for (const f of found) if (!seen.has(f)) (seen.add(f), out.push(f))
+  }
+  return out
+}
+
+function statFile(path: string, what: string) {
+  try {
+    const st = statSync(path)
+    if (!st.isFile()) throw new SpillwayError('ERR_SPILLWAY_READ', `${what}: ${path} is not a file`, { path })
+    return st
+  } catch (e: any) {
+    if (e instanceof SpillwayError) throw e
+    throw new SpillwayError('ERR_SPILLWAY_READ', `${what}: cannot read ${path}: ${e?.message ?? e}`, { path, cause: e?.code })
+  }
+}
+
+function compressionOf(path: string, option: string): Compression {
+  if (option === 'gzip') return 'gzip'
+  if (option === 'none') return undefined
+  if (/\.gz$/i.test(path)) return 'gzip'
+  if (/\.(zst|lz4|bz2|xz)$/i.test(path)) {
+    throw new SpillwayError('ERR_SPILLWAY_INVALID_ARGUMENT', `readText: ${path} is compressed in a format this version cannot read yet (gzip only); decompress it first or pass compression: 'none' to read it as it is`, { path })
+  }
+  return undefined
+}
+
+/**
+ * Lines of text files: each file cut into blocks of `blocksize` bytes
+ * split at the delimiter, small files packed together up to `blocksize`,
+ * a compressed file whole.
+ */
+export function readText(paths: string | string[], options: ReadTextOptions = {}): Bag<string> {
+  const what = 'readText'
+  if (options === null || typeof options !== 'object') throw invalid('options', options, `an object { ${[...READ_TEXT_OPTIONS].join(', ')} }`, what)
+  for (const k of Object.keys(options)) if (!READ_TEXT_OPTIONS.has(k)) throw invalid(`options.${k}`, (options as any)[k], `one of ${[...READ_TEXT_OPTIONS].join(', ')}`, what)
+  const blocksize = options.blocksize === undefined ? DEFAULT_BLOCKSIZE : parseBytes(options.blocksize)
+  if (!blocksize || blocksize < 1) throw invalid('options.blocksize', options.blocksize, "a positive number of bytes, or a size such as '128 MiB'", what)
+  const compression = options.compression ?? 'infer'
+  if (!COMPRESSIONS.includes(compression)) throw invalid('options.compression', compression, COMPRESSIONS.map((c) => `'${c}'`).join(', '), what)
+  const encoding = options.encoding ?? 'utf8'
+  if (typeof encoding !== 'string' || !Buffer.isEncoding(encoding)) throw invalid('options.encoding', encoding, "an encoding Node's Buffer knows: 'utf8', 'latin1', 'ascii', 'utf16le'", what)
+  const delimiter = options.lineDelimiter ?? '\n'
+  if (typeof delimiter !== 'string' || delimiter.length === 0) throw invalid('options.lineDelimiter', delimiter, 'a non-empty string', what)
+  const includePath = options.includePath ?? false
+
+  const parts: PartDef[] = []
+  // Small files go into the pending partition until it would pass blocksize.
+  let pending: TextBlock[] = []
+  let pendingBytes = 0
+  const flush = () => {
+    if (pending.length) parts.push({ source: { kind: 'text', blocks: pending, compression: undefined, encoding, delimiter, includePath }, deps: [] })
+    pending = []
+    pendingBytes = 0
+  }
+  for (const path of expandPaths(paths, what)) {
+    const st = statFile(path, what)
+    const file = { path, size: st.size, mtimeMs: st.mtimeMs }
+    const comp = compressionOf(path, compression)
+    if (comp) {
+      parts.push({ source: { kind: 'text', blocks: [{ ...file, start: 0, end: st.size }], compression: comp, encoding, delimiter, includePath }, deps: [] })
+    } else if (st.size < blocksize) {
+      if (pendingBytes + st.size > blocksize) flush()
+      pending.push({ ...file, start: 0, end: st.size })
+      pendingBytes += st.size
+    } else {
+      for (let start = 0; start < st.size; start += blocksize) {
+        const blocks = [{ ...file, start, end: Math.min(st.size, start + blocksize) }]
+        parts.push({ source: { kind: 'text', blocks, compression: undefined, encoding, delimiter, includePath }, deps: [] })
+      }
+    }
+  }
+  flush()
+  return new Bag<string>('read-text', parts)
+}
+
+export interface FromSequenceOptions {
+  /** Partitions to cut the items into (default as Dask's: one item each up to 100 items, else about 100 partitions). */
+  npartitions?: number
+  /** Items per partition, instead of npartitions. */
+  partitionSize?: number
+}
+
+/** A bag of the given items, cut into partitions in order. The items travel in the tasks. */
+export function fromSequence<T>(items: Iterable<T>, options: FromSequenceOptions = {}): Bag<T> {
+  const what = 'fromSequence'
+  if (items === null || typeof (items as any)?.[Symbol.iterator] !== 'function' || typeof items === 'string') throw invalid('items', items, 'an array or other iterable of items', what)
+  const list = [...items]
+  if (options.npartitions !== undefined && options.partitionSize !== undefined) throw invalid('options', options, 'npartitions or partitionSize, not both', what)
+  for (const f of ['npartitions', 'partitionSize'] as const) {
+    const v = options[f]
+    if (v !== undefined && !(Number.isSafeInteger(v) && v >= 1)) throw invalid(`options.${f}`, v, 'a positive integer', what)
+  }
+  const size = options.partitionSize ?? (options.npartitions ? Math.ceil(list.length / options.npartitions) : list.length <= 100 ? 1 : Math.floor(list.length / 100))
+  const parts: PartDef[] = []
+  for (let i = 0; i < list.length; i += Math.max(1, size)) parts.push({ source: { kind: 'items', items: list.slice(i, i + size) }, deps: [] })
+  if (parts.length === 0) parts.push({ source: { kind: 'items', items: [] }, deps: [] })
+  return new Bag<T>('from-sequence', parts)
+}

@@ -1,0 +1,91 @@
+// Runs a bag's tasks on the worker: a partition's items from its source,
+// through the per-item steps fused into the task (streamed, no array per
+// step), and into a reduction's per-partition step when it ends with one;
+// and the aggregates of a reduction's tree.
+
+import { SpillwayError } from '../base/errors'
+import type { AggregateSpec, PartitionSpec, Reducer, Step, StepFn } from '../wire/bag'
+import type { FnDesc } from '../wire/functions'
+import { aggregate, keyOf, perPartition, type Fn, type Loaded } from './bag-reducers'
+import { textItems } from './text-blocks'
+
+export interface FunctionLoader {
+  get(desc: FnDesc): Promise<Fn>
+}
+
+function bound(fn: Fn, args: unknown[]): Fn {
+  return args.length ? (...a: unknown[]) => fn(...a, ...args) : fn
+}
+
+async function loadStep(load: FunctionLoader, s: StepFn): Promise<Fn> {
+  return bound(await load.get(s.fn), s.args)
+}
+
+function* applyStep(items: Iterable<unknown>, step: Step, fn: Fn | undefined): Iterable<unknown> {
+  switch (step.op) {
+    case 'map':
+      for (const v of items) yield fn!(v)
+      return
+    case 'filter':
+      for (const v of items) if (fn!(v)) yield v
+      return
+    case 'flatMap':
+      for (const v of items) yield* fn!(v) as Iterable<unknown>
+      return
+    case 'pluck': {
+      const f = step.field
+      for (const v of items) yield (v as any)?.[f]
+      return
+    }
+    case 'mapPartitions': {
+      const out = fn!(items) as Iterable<unknown>
+      if (out == null || typeof (out as any)[Symbol.iterator] !== 'function') {
+        throw new SpillwayError('ERR_SPILLWAY_TASK', `mapPartitions' function returned ${out === null ? 'null' : typeof out}, not an iterable of items`)
+      }
+      yield* out
+    }
+  }
+}
+
+async function loadReducer(load: FunctionLoader, r: Reducer): Promise<Loaded> {
+  const f: Loaded = {}
+  if (r.op === 'foldBy' || (r.op === 'topk' && r.key)) {
+    const key = r.key!
+    f.key = keyOf(key, 'fn' in key ? await loadStep(load, key.fn) : undefined)
+  }
+  if (r.op === 'foldBy') {
+    f.binop = await loadStep(load, r.binop)
+    if (r.combine) f.combine = await loadStep(load, r.combine)
+  }
+  if (r.op === 'custom') {
+    f.perPartition = await loadStep(load, r.perPartition)
+    f.aggregate = await loadStep(load, r.aggregate)
+  }
+  return f
+}
+
+async function sourceItems(spec: PartitionSpec, inputs: unknown[]): Promise<Iterable<unknown>> {
+  const src = spec.source
+  if (src.kind === 'items') return src.items
+  if (src.kind === 'inputs') return inputs.flatMap((v) => v as unknown[])
+  // A text block is read whole before its lines are streamed through the steps: a block is at most `blocksize`.
+  const lines: unknown[] = []
+  for await (const line of textItems(src)) lines.push(line)
+  return lines
+}
+
+/** A partition's items as an array, or its reduction's partial. */
+export async function runPartition(load: FunctionLoader, spec: PartitionSpec, ...inputs: unknown[]): Promise<unknown> {
+  const fns = await Promise.all(spec.steps.map((s) => (s.op === 'pluck' ? undefined : loadStep(load, s.call))))
+  const reducer = spec.reduce ? await loadReducer(load, spec.reduce) : undefined
+  let items = await sourceItems(spec, inputs)
+  spec.steps.forEach((s, i) => (items = applyStep(items, s, fns[i])))
+  if (spec.reduce) return perPartition(spec.reduce, items, reducer!)
+  return Array.isArray(items) ? items : [...items]
+}
+
+/** One level of a reduction's tree: its inputs' partials combined. */
+export async function runAggregate(load: FunctionLoader, spec: AggregateSpec, ...partials: unknown[]): Promise<unknown> {
+  const f = await loadReducer(load, spec.reduce)
+  return aggregate(spec.reduce, partials, spec.final, f)
+}

@@ -1,0 +1,163 @@
+// The built-in bag reductions, as Dask's bag runs them: a step per
+// partition that makes a partial, and an aggregate that combines partials
+// at every level of the tree (and finishes at the last). Groups are keyed
+// as a Map keys them (strings and numbers by value).
+
+import { SpillwayError } from '../base/errors'
+import type { KeySpec, Reducer } from '../wire/bag'
+
+export type Fn = (...args: unknown[]) => unknown
+
+/** Reducer functions, loaded: the same shape as Reducer with callables in place of StepFns. */
+export interface Loaded {
+  key?: (item: unknown) => unknown
+  binop?: Fn
+  combine?: Fn
+  perPartition?: Fn
+  aggregate?: Fn
+}
+
+export function keyOf(spec: KeySpec, fn: Fn | undefined): (item: unknown) => unknown {
+  if ('field' in spec) {
+    const f = spec.field
+    return (item) => (item as any)?.[f]
+  }
+  return fn!
+}
+
+/** [count, mean, M2]: Chan et al.'s parallel variance, stable where sums of squares are not. */
+type Moments = [number, number, number]
+
+function momentsOf(items: Iterable<unknown>): Moments {
+  let n = 0
+  let mean = 0
+  let m2 = 0
+  for (const v of items) {
+    const x = Number(v)
+    n++
+    const d = x - mean
+    mean += d / n
+    m2 += d * (x - mean)
+  }
+  return [n, mean, m2]
+}
+
+function combineMoments(parts: Moments[]): Moments {
+  let [n, mean, m2] = [0, 0, 0]
+  for (const [nb, meanb, m2b] of parts) {
+    if (nb === 0) continue
+    const total = n + nb
+    const d = meanb - mean
+    mean += (d * nb) / total
+    m2 += m2b + (d * d * n * nb) / total
+    n = total
+  }
+  return [n, mean, m2]
+}
+
+/** [has, value] so an empty partition has no min. */
+type Extreme = [boolean, unknown]
+
+function extreme(items: Iterable<unknown>, better: (a: any, b: any) => boolean): Extreme {
+  let has = false
+  let best: unknown
+  for (const v of items) {
+    if (!has || better(v, best)) best = v
+    has = true
+  }
+  return [has, best]
+}
+
+const less = (a: any, b: any) => a < b
+const more = (a: any, b: any) => a > b
+
+function topk(items: Iterable<unknown>, k: number, key: ((v: unknown) => unknown) | undefined): unknown[] {
+  const keyed = [...items].map((v) => [key ? key(v) : v, v] as [any, unknown])
+  keyed.sort((a, b) => (a[0] > b[0] ? -1 : a[0] < b[0] ? 1 : 0))
+  return keyed.slice(0, k).map(([, v]) => v)
+}
+
+export function perPartition(r: Reducer, items: Iterable<unknown>, f: Loaded): unknown {
+  switch (r.op) {
+    case 'count': {
+      let n = 0
+      for (const _ of items) n++
+      return n
+    }
+    case 'sum': {
+      let s = 0
+      for (const v of items) s += v as number
+      return s
+    }
+    case 'min':
+      return extreme(items, less)
+    case 'max':
+      return extreme(items, more)
+    case 'moments':
+      return momentsOf(items)
+    case 'frequencies': {
+      const m = new Map<unknown, number>()
+      for (const v of items) m.set(v, (m.get(v) ?? 0) + 1)
+      return m
+    }
+    case 'distinct':
+      return new Set(items)
+    case 'topk':
+      return topk(items, r.k, f.key)
+    case 'foldBy': {
+      const m = new Map<unknown, unknown>()
+      for (const v of items) {
+        const k = f.key!(v)
+        const acc = m.has(k) ? m.get(k) : r.hasInitial ? r.initial : NO_ACC
+        m.set(k, acc === NO_ACC ? v : f.binop!(acc, v))
+      }
+      return m
+    }
+    case 'custom':
+      return f.perPartition!(items)
+  }
+}
+
+const NO_ACC = Symbol('no accumulator')
+
+export function aggregate(r: Reducer, parts: unknown[], final: boolean, f: Loaded): unknown {
+  switch (r.op) {
+    case 'count':
+    case 'sum':
+      return (parts as number[]).reduce((a, b) => a + b, 0)
+    case 'min':
+    case 'max': {
+      const better = r.op === 'min' ? less : more
+      const got = extreme((parts as Extreme[]).filter(([has]) => has).map(([, v]) => v), better)
+      if (final && !got[0]) throw new SpillwayError('ERR_SPILLWAY_EMPTY', `${r.op}() of an empty bag`, { op: r.op })
+      return final ? got[1] : got
+    }
+    case 'moments':
+      return combineMoments(parts as Moments[])
+    case 'frequencies': {
+      const m = new Map<unknown, number>()
+      for (const p of parts as Map<unknown, number>[]) for (const [k, n] of p) m.set(k, (m.get(k) ?? 0) + n)
+      return final ? [...m] : m
+    }
+    case 'distinct': {
+      const s = new Set<unknown>()
+      for (const p of parts as Set<unknown>[]) for (const v of p) s.add(v)
+      return final ? [...s] : s
+    }
+    case 'topk':
+      return topk((parts as unknown[][]).flat(), r.k, f.key)
+    case 'foldBy': {
+      const combine = f.combine ?? f.binop!
+      const m = new Map<unknown, unknown>()
+      for (const p of parts as Map<unknown, unknown>[]) {
+        for (const [k, v] of p) {
+          const acc = m.has(k) ? m.get(k) : r.hasCombineInitial ? r.combineInitial : NO_ACC
+          m.set(k, acc === NO_ACC ? v : combine(acc, v))
+        }
+      }
+      return final ? [...m] : m
+    }
+    case 'custom':
+      return f.aggregate!(parts)
+  }
+}
