@@ -2,3 +2,4 @@
 
 export { Bag, BagItem, BagTake, type KeyOf, type ReductionOptions } from './bag'
 export { readText, fromSequence, type ReadTextOptions, type FromSequenceOptions } from './readers'
+export { readCsv, readParquet, type ReadCsvOptions, type ReadParquetOptions } from './readers-tabular'

@@ -3,6 +3,7 @@
 // pile up on the bag and are fused into one task per partition when it
 // runs; reductions run per partition, then as a tree.
 
+import { resolve } from 'node:path'
 import { ArgumentError } from '../base/errors'
 import type { TaskSubmission } from '../scheduler/scheduler'
 import type { KeySpec, Reducer, Step, StepFn } from '../wire/bag'
@@ -149,6 +150,19 @@ export class Bag<T = unknown> {
   take(n: number): BagTake<T> {
     if (!(Number.isSafeInteger(n) && n >= 0)) throw new ArgumentError([{ field: 'n', value: n, allowed: 'an integer ≥ 0' }], 'take')
     return new BagTake(this, n)
+  }
+
+  /**
+   * Writes each partition's items as lines to `pattern`, its '*' replaced by
+   * the partition's index (gzip for a .gz name, or by `compression`).
+   * Lazy: `client.compute` of the result writes and gives the paths.
+   */
+  toTextfiles(pattern: string, options: { compression?: 'infer' | 'gzip' | 'none' } = {}): Bag<string> {
+    if (typeof pattern !== 'string' || !pattern.includes('*')) throw new ArgumentError([{ field: 'pattern', value: pattern, allowed: "a path with a '*' where each partition's index goes, e.g. '/out/part-*.txt'" }], 'toTextfiles')
+    const c = options.compression ?? 'infer'
+    if (!['infer', 'gzip', 'none'].includes(c)) throw new ArgumentError([{ field: 'options.compression', value: c, allowed: "'infer', 'gzip' or 'none'" }], 'toTextfiles')
+    const compression = c === 'gzip' || (c === 'infer' && /\.gz$/i.test(pattern)) ? 'gzip' : undefined
+    return this.#with({ op: 'write', pattern: resolve(pattern), compression }, 'to-textfiles')
   }
 
   /** This bag's partitions followed by `others'`. */

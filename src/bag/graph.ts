@@ -39,7 +39,7 @@ export function bagTask(op: 'bag.partition' | 'bag.aggregate', key: string, grou
 
 /** The partition tasks of parts with steps (and a reduction's per-partition step). */
 export function partitionTasks(name: string, parts: PartDef[], steps: Step[], hold: boolean, reduce?: Reducer): TaskSubmission[] {
-  return parts.map((p, i) => bagTask('bag.partition', `${name}-${i}`, name.replace(/-[0-9a-f]{16}$/, ''), { source: p.source, steps, reduce }, p.deps, hold))
+  return parts.map((p, i) => bagTask('bag.partition', `${name}-${i}`, name.replace(/-[0-9a-f]{16}$/, ''), { index: i, source: p.source, steps, reduce }, p.deps, hold))
 }
 
 /**

@@ -51,7 +51,7 @@ export function expandPaths(paths: unknown, what: string): string[] {
   return out
 }
 
-function statFile(path: string, what: string) {
+export function statFile(path: string, what: string) {
   try {
     const st = statSync(path)
     if (!st.isFile()) throw new SpillwayError('ERR_SPILLWAY_READ', `${what}: ${path} is not a file`, { path })

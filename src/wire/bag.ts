@@ -20,6 +20,10 @@ export type Compression = 'gzip' | undefined
 export type PartitionSource =
   | { kind: 'text'; blocks: TextBlock[]; compression: Compression; encoding: BufferEncoding; delimiter: string; includePath: boolean }
   | { kind: 'items'; items: unknown[] }
+  /** CSV records: `header` (each file's first line, read when planned) names the fields of every block. */
+  | { kind: 'csv'; blocks: TextBlock[]; header: string[][]; encoding: BufferEncoding; delimiter: string; quotedNewlines: boolean }
+  /** Parquet rows [rowStart, rowEnd) of one file (whole row groups), as objects. */
+  | { kind: 'parquet'; path: string; size: number; mtimeMs: number; rowStart: number; rowEnd: number; columns?: string[] }
   /** The items of the task's inputs, concatenated in order (a repartition, a reduction's output bag). */
   | { kind: 'inputs' }
 
@@ -32,6 +36,8 @@ export interface StepFn {
 export type Step =
   | { op: 'map' | 'filter' | 'flatMap' | 'mapPartitions'; call: StepFn }
   | { op: 'pluck'; field: string | number }
+  /** Writes the partition's items as lines to `pattern` with '*' as its index; yields the path. */
+  | { op: 'write'; pattern: string; compression: Compression }
 
 /** How a key is taken from an item: a function, or a field name. */
 export type KeySpec = { fn: StepFn } | { field: string | number }
@@ -44,6 +50,8 @@ export type Reducer =
   | { op: 'custom'; perPartition: StepFn; aggregate: StepFn }
 
 export interface PartitionSpec {
+  /** The partition's index in its bag (names its output file). */
+  index: number
   source: PartitionSource
   steps: Step[]
   /** Ends with a reduction's per-partition step: the task's value is its partial. */

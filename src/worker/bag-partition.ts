@@ -7,7 +7,9 @@ import { SpillwayError } from '../base/errors'
 import type { AggregateSpec, PartitionSpec, Reducer, Step, StepFn } from '../wire/bag'
 import type { FnDesc } from '../wire/functions'
 import { aggregate, keyOf, perPartition, type Fn, type Loaded } from './bag-reducers'
+import { csvItems, parquetItems } from './tabular'
 import { textItems } from './text-blocks'
+import { writeLines } from './text-writer'
 
 export interface FunctionLoader {
   get(desc: FnDesc): Promise<Fn>
@@ -21,7 +23,7 @@ async function loadStep(load: FunctionLoader, s: StepFn): Promise<Fn> {
   return bound(await load.get(s.fn), s.args)
 }
 
-function* applyStep(items: Iterable<unknown>, step: Step, fn: Fn | undefined): Iterable<unknown> {
+function* applyStep(items: Iterable<unknown>, step: Exclude<Step, { op: 'write' }>, fn: Fn | undefined): Iterable<unknown> {
   switch (step.op) {
     case 'map':
       for (const v of items) yield fn!(v)
@@ -68,6 +70,8 @@ async function sourceItems(spec: PartitionSpec, inputs: unknown[]): Promise<Iter
   const src = spec.source
   if (src.kind === 'items') return src.items
   if (src.kind === 'inputs') return inputs.flatMap((v) => v as unknown[])
+  if (src.kind === 'csv') return csvItems(src)
+  if (src.kind === 'parquet') return parquetItems(src)
   // A text block is read whole before its lines are streamed through the steps: a block is at most `blocksize`.
   const lines: unknown[] = []
   for await (const line of textItems(src)) lines.push(line)
@@ -76,10 +80,14 @@ async function sourceItems(spec: PartitionSpec, inputs: unknown[]): Promise<Iter
 
 /** A partition's items as an array, or its reduction's partial. */
 export async function runPartition(load: FunctionLoader, spec: PartitionSpec, ...inputs: unknown[]): Promise<unknown> {
-  const fns = await Promise.all(spec.steps.map((s) => (s.op === 'pluck' ? undefined : loadStep(load, s.call))))
+  const fns = await Promise.all(spec.steps.map((s) => (s.op === 'pluck' || s.op === 'write' ? undefined : loadStep(load, s.call))))
   const reducer = spec.reduce ? await loadReducer(load, spec.reduce) : undefined
   let items = await sourceItems(spec, inputs)
-  spec.steps.forEach((s, i) => (items = applyStep(items, s, fns[i])))
+  for (const [i, s] of spec.steps.entries()) {
+    // A write consumes the items before it: the next steps see its path.
+    if (s.op === 'write') items = [await writeLines(s.pattern.replace('*', String(spec.index)), items, s.compression)]
+    else items = applyStep(items, s, fns[i])
+  }
   if (spec.reduce) return perPartition(spec.reduce, items, reducer!)
   return Array.isArray(items) ? items : [...items]
 }

@@ -13,7 +13,7 @@ type TextSource = Extract<PartitionSource, { kind: 'text' }>
 
 const SCAN = 64 * 1024
 
-function readFailed(path: string, e: any, what = 'could not be read'): SpillwayError {
+export function readFailed(path: string, e: any, what = 'could not be read'): SpillwayError {
   return new SpillwayError('ERR_SPILLWAY_READ', `file ${path} ${what}: ${e?.message ?? e}`, { path, cause: e?.code })
 }
 
@@ -36,7 +36,7 @@ async function afterDelimiter(fd: import('node:fs/promises').FileHandle, from: n
   return size
 }
 
-async function readBlock(b: TextBlock, delim: Buffer): Promise<Buffer> {
+export async function readBlock(b: TextBlock, delim: Buffer): Promise<Buffer> {
   let fd
   try {
     fd = await open(b.path, 'r')

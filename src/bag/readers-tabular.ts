@@ -1,0 +1,144 @@
+// Bags of records from CSV and Parquet files, planned on the client: each
+// CSV file's header read once and given to all its blocks; each Parquet
+// file's footer read for its row groups.
+
+import { closeSync, openSync, readSync } from 'node:fs'
+import { parse } from 'csv-parse/sync'
+import { parquetMetadata } from 'hyparquet'
+import { ArgumentError, SpillwayError } from '../base/errors'
+import { parseBytes } from '../base/units'
+import type { TextBlock } from '../wire/bag'
+import { Bag } from './bag'
+import type { PartDef } from './graph'
+import { expandPaths, statFile } from './readers'
+
+export interface ReadCsvOptions {
+  /** Bytes per partition (default 64 MiB); small files are packed together up to it. */
+  blocksize?: number | string
+  /** Field delimiter, default ','. */
+  delimiter?: string
+  encoding?: BufferEncoding
+  /**
+   * Fields may hold newlines inside quotes: each file is then read whole,
+   * since a block boundary could fall inside a quoted field (Dask's
+   * read_csv splits such a row in two; here a block that does not parse
+   * fails with a message that points to this option).
+   */
+  quotedNewlines?: boolean
+}
+
+const CSV_OPTIONS = new Set(['blocksize', 'delimiter', 'encoding', 'quotedNewlines'])
+
+function bad(field: string, value: unknown, allowed: string, what: string): ArgumentError {
+  return new ArgumentError([{ field, value, allowed }], what)
+}
+
+function readPrefix(path: string, position: number, length: number): Buffer {
+  const fd = openSync(path, 'r')
+  try {
+    const buf = Buffer.alloc(length)
+    const n = readSync(fd, buf, 0, length, position)
+    return buf.subarray(0, n)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+function headerOf(path: string, encoding: BufferEncoding, delimiter: string): string[] {
+  const head = readPrefix(path, 0, 1 << 20)
+  const nl = head.indexOf(Buffer.from('\n', encoding))
+  const line = (nl === -1 ? head : head.subarray(0, nl)).toString(encoding)
+  const [cols] = parse(line, { delimiter }) as string[][]
+  if (!cols?.length) throw new SpillwayError('ERR_SPILLWAY_READ', `readCsv: ${path} has no header line`, { path })
+  return cols
+}
+
+export function readCsv(paths: string | string[], options: ReadCsvOptions = {}): Bag<Record<string, string>> {
+  const what = 'readCsv'
+  if (options === null || typeof options !== 'object') throw bad('options', options, `an object { ${[...CSV_OPTIONS].join(', ')} }`, what)
+  for (const k of Object.keys(options)) if (!CSV_OPTIONS.has(k)) throw bad(`options.${k}`, (options as any)[k], `one of ${[...CSV_OPTIONS].join(', ')}`, what)
+  const blocksize = options.blocksize === undefined ? 64 * 2 ** 20 : parseBytes(options.blocksize)
+  if (!blocksize || blocksize < 1) throw bad('options.blocksize', options.blocksize, "a positive number of bytes, or a size such as '64 MiB'", what)
+  const encoding = options.encoding ?? 'utf8'
+  if (typeof encoding !== 'string' || !Buffer.isEncoding(encoding)) throw bad('options.encoding', encoding, "an encoding Node's Buffer knows: 'utf8', 'latin1', 'ascii', 'utf16le'", what)
+  const delimiter = options.delimiter ?? ','
+  if (typeof delimiter !== 'string' || delimiter.length === 0) throw bad('options.delimiter', delimiter, 'a non-empty string', what)
+  const quotedNewlines = options.quotedNewlines ?? false
+  const parts: PartDef[] = []
+  let blocks: TextBlock[] = []
+  let header: string[][] = []
+  let bytes = 0
+  const flush = () => {
+    if (blocks.length) parts.push({ source: { kind: 'csv', blocks, header, encoding, delimiter, quotedNewlines }, deps: [] })
+    blocks = []
+    header = []
+    bytes = 0
+  }
+  for (const path of expandPaths(paths, what)) {
+    const st = statFile(path, what)
+    const cols = headerOf(path, encoding, delimiter)
+    const file = { path, size: st.size, mtimeMs: st.mtimeMs }
+    if (st.size < blocksize || quotedNewlines) {
+      if (bytes + st.size > blocksize) flush()
+      blocks.push({ ...file, start: 0, end: st.size })
+      header.push(cols)
+      bytes += st.size
+      if (quotedNewlines && bytes >= blocksize) flush()
+    } else {
+      flush()
+      for (let start = 0; start < st.size; start += blocksize) {
+        parts.push({ source: { kind: 'csv', blocks: [{ ...file, start, end: Math.min(st.size, start + blocksize) }], header: [cols], encoding, delimiter, quotedNewlines }, deps: [] })
+      }
+    }
+  }
+  flush()
+  return new Bag('read-csv', parts)
+}
+
+export interface ReadParquetOptions {
+  /** Only these columns. */
+  columns?: string[]
+  /** Row groups per partition (default 1). */
+  rowGroupsPerPartition?: number
+}
+
+const PARQUET_OPTIONS = new Set(['columns', 'rowGroupsPerPartition'])
+
+function rowGroups(path: string, size: number): number[] {
+  const tail = readPrefix(path, Math.max(0, size - 8), 8)
+  if (size < 12 || tail.subarray(4).toString('latin1') !== 'PAR1') throw new SpillwayError('ERR_SPILLWAY_READ', `readParquet: ${path} is not a Parquet file (no PAR1 footer)`, { path })
+  const len = tail.readUInt32LE(0)
+  if (len + 8 > size) throw new SpillwayError('ERR_SPILLWAY_READ', `readParquet: ${path} has a footer longer than the file`, { path })
+  const footer = readPrefix(path, size - 8 - len, len + 8)
+  const meta = parquetMetadata(footer.buffer.slice(footer.byteOffset, footer.byteOffset + footer.length) as ArrayBuffer)
+  return meta.row_groups.map((g) => Number(g.num_rows))
+}
+
+/** One partition per row group (or per `rowGroupsPerPartition`), its rows as objects. */
+export function readParquet(paths: string | string[], options: ReadParquetOptions = {}): Bag<Record<string, unknown>> {
+  const what = 'readParquet'
+  if (options === null || typeof options !== 'object') throw bad('options', options, `an object { ${[...PARQUET_OPTIONS].join(', ')} }`, what)
+  for (const k of Object.keys(options)) if (!PARQUET_OPTIONS.has(k)) throw bad(`options.${k}`, (options as any)[k], `one of ${[...PARQUET_OPTIONS].join(', ')}`, what)
+  const per = options.rowGroupsPerPartition ?? 1
+  if (!(Number.isSafeInteger(per) && per >= 1)) throw bad('options.rowGroupsPerPartition', per, 'a positive integer', what)
+  const columns = options.columns
+  if (columns !== undefined && !(Array.isArray(columns) && columns.length > 0 && columns.every((c) => typeof c === 'string'))) throw bad('options.columns', columns, 'a non-empty array of column names', what)
+  const parts: PartDef[] = []
+  for (const path of expandPaths(paths, what)) {
+    const st = statFile(path, what)
+    let groups: number[]
+    try {
+      groups = rowGroups(path, st.size)
+    } catch (e: any) {
+      if (e instanceof SpillwayError) throw e
+      throw new SpillwayError('ERR_SPILLWAY_READ', `readParquet: ${path}: ${e?.message ?? e}`, { path })
+    }
+    let row = 0
+    for (let g = 0; g < groups.length; g += per) {
+      const n = groups.slice(g, g + per).reduce((a, b) => a + b, 0)
+      parts.push({ source: { kind: 'parquet', path, size: st.size, mtimeMs: st.mtimeMs, rowStart: row, rowEnd: row + n, columns }, deps: [] })
+      row += n
+    }
+  }
+  return new Bag('read-parquet', parts)
+}

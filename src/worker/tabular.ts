@@ -1,0 +1,74 @@
+// Reads CSV and Parquet partitions. CSV blocks follow the text rule (split
+// at newlines) with each file's header for all its blocks; Parquet
+// partitions are whole row groups, read with hyparquet.
+
+import { open } from 'node:fs/promises'
+import { parse } from 'csv-parse/sync'
+import { parquetReadObjects, type AsyncBuffer } from 'hyparquet'
+import { SpillwayError } from '../base/errors'
+import type { PartitionSource } from '../wire/bag'
+import { readBlock, readFailed } from './text-blocks'
+
+type CsvSource = Extract<PartitionSource, { kind: 'csv' }>
+type ParquetSource = Extract<PartitionSource, { kind: 'parquet' }>
+
+export async function csvItems(src: CsvSource): Promise<Record<string, string>[]> {
+  const out: Record<string, string>[] = []
+  const nl = Buffer.from('\n', src.encoding)
+  for (const [i, b] of src.blocks.entries()) {
+    let bytes = await readBlock(b, nl)
+    // The first block of a file starts with its header.
+    if (b.start === 0) {
+      const end = bytes.indexOf(nl)
+      bytes = end === -1 ? Buffer.alloc(0) : bytes.subarray(end + nl.length)
+    }
+    try {
+      const rows = parse(bytes.toString(src.encoding), { columns: src.header[i], delimiter: src.delimiter, skip_empty_lines: true, relax_quotes: false }) as Record<string, string>[]
+      for (const r of rows) out.push(r)
+    } catch (e: any) {
+      const hint = src.quotedNewlines ? '' : ' (a quoted field with a newline in it, cut by a block boundary? pass quotedNewlines: true to read each file whole)'
+      throw new SpillwayError('ERR_SPILLWAY_READ', `file ${b.path}, bytes ${b.start}-${b.end}: not valid CSV: ${e?.message ?? e}${hint}`, { path: b.path })
+    }
+  }
+  return out
+}
+
+async function fileBuffer(path: string): Promise<{ buf: AsyncBuffer; close: () => Promise<void>; size: number; mtimeMs: number }> {
+  const fd = await open(path, 'r')
+  const st = await fd.stat()
+  const buf: AsyncBuffer = {
+    byteLength: st.size,
+    async slice(start: number, end?: number) {
+      const stop = end ?? st.size
+      const out = Buffer.allocUnsafe(Math.max(0, stop - start))
+      let got = 0
+      while (got < out.length) {
+        const { bytesRead } = await fd.read(out, got, out.length - got, start + got)
+        if (bytesRead === 0) break
+        got += bytesRead
+      }
+      return out.buffer.slice(out.byteOffset, out.byteOffset + got) as ArrayBuffer
+    },
+  }
+  return { buf, close: () => fd.close(), size: st.size, mtimeMs: st.mtimeMs }
+}
+
+export async function parquetItems(src: ParquetSource): Promise<Record<string, unknown>[]> {
+  let f
+  try {
+    f = await fileBuffer(src.path)
+  } catch (e) {
+    throw readFailed(src.path, e)
+  }
+  try {
+    if (f.size !== src.size || Math.floor(f.mtimeMs) !== Math.floor(src.mtimeMs)) {
+      throw new SpillwayError('ERR_SPILLWAY_READ', `file ${src.path} changed after the bag was planned: build the bag again`, { path: src.path })
+    }
+    return (await parquetReadObjects({ file: f.buf, rowStart: src.rowStart, rowEnd: src.rowEnd, columns: src.columns })) as Record<string, unknown>[]
+  } catch (e) {
+    if (e instanceof SpillwayError) throw e
+    throw readFailed(src.path, e, 'could not be read as Parquet')
+  } finally {
+    await f.close()
+  }
+}

@@ -1,0 +1,28 @@
+// Writes a partition's items as lines of text, first under a temporary
+// name in the target's directory and then renamed over it: a failed or
+// repeated task never leaves half a file, and readers see the old file or
+// the new one.
+
+import { randomBytes } from 'node:crypto'
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { SpillwayError } from '../base/errors'
+import type { Compression } from '../wire/bag'
+
+export async function writeLines(path: string, items: Iterable<unknown>, compression: Compression): Promise<string> {
+  const lines: string[] = []
+  for (const v of items) lines.push(typeof v === 'string' ? v : String(v))
+  let data: Buffer = Buffer.from(lines.length ? lines.join('\n') + '\n' : '', 'utf8')
+  if (compression === 'gzip') data = gzipSync(data)
+  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`)
+  try {
+    await mkdir(dirname(path), { recursive: true })
+    await writeFile(tmp, data)
+    await rename(tmp, path)
+  } catch (e: any) {
+    await rm(tmp, { force: true })
+    throw new SpillwayError('ERR_SPILLWAY_WRITE', `could not write ${path}: ${e?.message ?? e}`, { path, cause: e?.code })
+  }
+  return path
+}
