@@ -145,8 +145,7 @@ export class Scheduler extends EventEmitter {
         this.tasks.set(s.key, t)
         this.totalTasks++
       } else if (t.state === 'released') this.#requeue(t, false)
-      // Held before it can fail: a task failed at once by an erred input
-      // must stay, with that input's error, for the Future about to be made.
+      // Held before it can fail, so one failed at once by an erred input stays, with that error, for its Future.
       if (s.hold !== false) t.refs++
       const failed = fresh ? t.deps.find((d) => d.state === 'erred') : undefined
       if (failed) this.fail(t, failed.error!)
