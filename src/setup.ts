@@ -12,6 +12,7 @@ import { ConfigError } from './base/errors'
 import { detectResources, type Resources } from './config/resources'
 import { computeMemorySpec, formatSummary, type MemorySpec } from './config/sizing'
 import { createSpillDir } from './config/tempdir'
+import { checkFiles } from './config/file-checks'
 import { tuneMemoryThresholds } from './reporting/tune'
 
 export interface SetupResult {
@@ -50,6 +51,7 @@ function listenAddress(config: SetupConfig): string | undefined {
 
 export async function setupClient(options: SetupOptions | { config: SetupConfig } = {}): Promise<SetupResult> {
   let config = resolveConfig(options)
+  checkFiles(config)
   // Ranks other than 0 become workers here and never return.
   if (config.cluster === 'allocation') config = await allocationConfig(config)
   const resources = await detectResources()

@@ -29,6 +29,8 @@ export function intervalProblem(value: unknown, defaultMs: number, field = 'inte
 function show(v: unknown): string {
   if (typeof v === 'string') return JSON.stringify(v)
   if (v === undefined) return 'undefined'
+  // JSON would print NaN and Infinity as null, which is not what was given.
+  if (typeof v === 'number' || typeof v === 'bigint') return Object.is(v, -0) ? '-0' : String(v)
   try {
     return JSON.stringify(v) ?? String(v)
   } catch {
@@ -74,13 +76,18 @@ export class InsufficientMemoryError extends SpillwayError {
 /** A task whose run killed too many workers (Dask's KilledWorker). */
 export class KilledWorkerError extends SpillwayError {
   readonly key: string
-  constructor(key: string, attempts: number, lastWorker?: string) {
+  constructor(key: string, attempts: number, lastWorker?: string, reason?: string) {
+    // A worker that exited by itself (a task calling process.exit, an uncaught
+    // error in a callback) says nothing about memory; only a kill may.
+    const exited = reason?.match(/^exited with code (-?\d+)/)
     super(
       'ERR_SPILLWAY_KILLED_WORKER',
       `task ${JSON.stringify(key)} was running on ${attempts} workers that died` +
         (lastWorker ? ` (last: ${lastWorker})` : '') +
-        '; it probably needs more memory than a worker has: use smaller chunks, fewer workers or a higher memoryTerminate',
-      { key, attempts, lastWorker },
+        (exited
+          ? `: the worker exited with code ${exited[1]} while running ${JSON.stringify(key)}; a task must not end its worker's process (process.exit) nor leave an error uncaught`
+          : '; it probably needs more memory than a worker has: use smaller chunks, fewer workers or a higher memoryTerminate'),
+      { key, attempts, lastWorker, reason },
     )
     this.name = 'KilledWorkerError'
     this.key = key
@@ -134,4 +141,21 @@ export function callNativeSync<T>(fn: () => T): T {
   } catch (err) {
     throw fromNative(err)
   }
+}
+
+const ownTaskErrors = new WeakSet<object>()
+
+/**
+ * An error spillway's own code raises inside a task (a bag reader that
+ * cannot read its file): marked, so its code reaches the caller as it is,
+ * while a user's error is always ERR_SPILLWAY_TASK whatever code it carries.
+ */
+export function ownTaskError(code: string, message: string, details: Record<string, unknown> = {}): SpillwayError {
+  const e = new SpillwayError(code, message, details)
+  ownTaskErrors.add(e)
+  return e
+}
+
+export function isOwnTaskError(e: unknown): e is SpillwayError {
+  return typeof e === 'object' && e !== null && ownTaskErrors.has(e)
 }

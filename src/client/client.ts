@@ -9,6 +9,7 @@ import type { Scheduler } from '../scheduler/scheduler'
 import { ArgumentError, ClusterClosedError, ConfigError, SpillwayError } from '../base/errors'
 import { FutureEngine, type MapOptions, type ScatterOptions, type SubmitOptions } from '../futures/engine'
 import type { TaskFunction } from '../wire/functions'
+import { checkKeys } from '../wire/keys'
 import type { Future } from '../futures/future'
 import { withProgress } from './progress'
 
@@ -69,7 +70,9 @@ export class Client {
     if (!(array instanceof ChunkedArray)) {
       throw new ConfigError([{ field: 'array', value: typeof array, allowed: 'an array from random.random / random.randint, or a bag' }], 'persist argument')
     }
-    this.scheduler.submit(array.tasks())
+    const tasks = array.tasks()
+    checkKeys(tasks.map((t, i) => ({ key: t.key, field: `array chunk ${i}'s key (from its function's name)` })), 'persist argument')
+    this.scheduler.submit(tasks)
     const bound = array.withOwner({
       waitFor: (keys) => this.scheduler.waitFor(keys),
       release: (keys) => this.scheduler.release(keys),
@@ -109,7 +112,9 @@ export class Client {
     const transient = !array.persisted
     // Held here until reduced (each chunk of an array never persisted is let go of then).
     const held = new Set(keys)
-    this.scheduler.submit(array.tasks())
+    const tasks = array.tasks()
+    checkKeys(tasks.map((t, i) => ({ key: t.key, field: `array chunk ${i}'s key (from its function's name)` })), 'persist argument')
+    this.scheduler.submit(tasks)
     const lanes = Math.max(2, this.totalThreads() * 2)
     const letGo = (ks: string[]) => {
       const mine = ks.filter((k) => held.delete(k))

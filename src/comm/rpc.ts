@@ -22,14 +22,19 @@ export class WorkerLostError extends SpillwayError {
  */
 export function workerError(e: ErrorPayload): SpillwayError {
   const details: Record<string, unknown> = {}
-  if (e.remote) details.remote = e.remote
+  // A user's error is told apart by its own field, never by its code: a task
+  // throwing { code: 'ERR_SPILLWAY_MISSING_DEP' } would otherwise be rerun forever.
+  if (e.remote) {
+    details.remote = e.remote
+    const err = new SpillwayError('ERR_SPILLWAY_TASK', e.message, details)
+    if (e.remote.stack) err.stack = `${err.stack}\n  the task's own error, as thrown on the worker:\n${e.remote.stack}`
+    return err
+  }
   if (e.missing) details.missing = e.missing
   const ours = typeof e.code === 'string' && e.code.startsWith('ERR_SPILLWAY_')
   if (!ours && e.code !== undefined) details.originalCode = e.code
   if (e.stuck && (e.code === 'ERR_SPILLWAY_SPILL_FULL' || e.code === 'ERR_SPILLWAY_WORKER_STUCK')) return new WorkerStuckError(e.code, e.message, e.stuck)
-  const err = new SpillwayError(ours ? e.code! : 'ERR_SPILLWAY_TASK', e.message, details)
-  if (e.remote?.stack) err.stack = `${err.stack}\n  the task's own error, as thrown on the worker:\n${e.remote.stack}`
-  return err
+  return new SpillwayError(ours ? e.code! : 'ERR_SPILLWAY_TASK', e.message, details)
 }
 
 interface Pending {

@@ -48,21 +48,28 @@ export function removeSchedulerFile(path: string): void {
   rmSync(secretFileOf(path), { force: true })
 }
 
-/** The scheduler file as it is now, if it is there and whole. */
-export function parseSchedulerFile(path: string): SchedulerInfo | undefined {
+/** The scheduler file as it is now: its contents, or why there are none (absent, or there but not a scheduler file). */
+export function schedulerFileState(path: string): { info: SchedulerInfo } | { missing: string } | { malformed: string } {
   let text: string
   try {
     text = readFileSync(path, 'utf8')
-  } catch {
-    return undefined
+  } catch (e: any) {
+    return e?.code === 'ENOENT' ? { missing: 'no such file' } : { malformed: `it cannot be read: ${e?.message ?? e}` }
   }
+  let info: any
   try {
-    const info = JSON.parse(text)
-    if (typeof info?.address === 'string' && typeof info?.version === 'string') return info as SchedulerInfo
-  } catch {
-    /* not complete yet */
+    info = JSON.parse(text)
+  } catch (e: any) {
+    return { malformed: `it is not JSON (${e?.message ?? e})` }
   }
-  return undefined
+  if (typeof info?.address === 'string' && typeof info?.version === 'string') return { info: info as SchedulerInfo }
+  return { malformed: 'it is JSON without the string fields address and version a scheduler writes' }
+}
+
+/** The scheduler file as it is now, if it is there and whole. */
+export function parseSchedulerFile(path: string): SchedulerInfo | undefined {
+  const state = schedulerFileState(path)
+  return 'info' in state ? state.info : undefined
 }
 
 /** The secret in a file (hex, 64 digits = 256 bits). */
@@ -84,9 +91,14 @@ export async function readSchedulerFile(path: string, timeoutMs: number): Promis
   const deadline = Date.now() + timeoutMs
   let delay = 50
   for (;;) {
-    const info = parseSchedulerFile(path)
-    if (info) return info
+    const state = schedulerFileState(path)
+    if ('info' in state) return state.info
     if (Date.now() >= deadline) {
+      // Written atomically, a scheduler file is whole or absent: one that
+      // stays unreadable is not one, and "missing" would send the user looking in the wrong place.
+      if ('malformed' in state) {
+        throw new SpillwayError('ERR_SPILLWAY_NO_SCHEDULER', `the scheduler file ${path} is malformed: ${state.malformed}; it should be the file setupClient({ schedulerFile }) writes`, { schedulerFile: path, reason: 'malformed' })
+      }
       throw new SpillwayError('ERR_SPILLWAY_NO_SCHEDULER', `no scheduler file at ${path} after ${Math.round(timeoutMs / 1000)} s: start the scheduler (rank 0, or setupClient({ schedulerFile })) first, and check that this node sees the same filesystem`, { schedulerFile: path })
     }
     await new Promise((r) => setTimeout(r, delay))

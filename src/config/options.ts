@@ -5,6 +5,7 @@
 // types as well, but not the "did you mean" and every-field-at-once errors
 // ConfigError gives, nor the doc lines the CLI prints; the table is small.)
 
+import { isIPv4, isIPv6 } from 'node:net'
 import { validCodecNames } from '../native/codecs'
 
 export type WorkloadType = 'cpu' | 'io' | 'mixed'
@@ -29,6 +30,21 @@ export interface OptionSpec<T = unknown> {
   /** One line for the reference and the CLI's help. */
   doc: string
 }
+
+/** Why a tcp:// or tls:// address is refused: its form, its port (0–65535) or a dotted host that is no IPv4 address. */
+function addressProblem(v: string): string | undefined {
+  const form = 'tcp://host:port or tls://host:port (port 0 picks a free one)'
+  const m = /^(tcp|tls):\/\/(\[[^\]]+\]|[^:/]+):(\d{1,5})$/.exec(v)
+  if (!m) return form
+  if (Number(m[3]) > 65535) return `${form}; the port must be in 0–65535`
+  const host = m[2]
+  if (host.startsWith('[')) return isIPv6(host.slice(1, -1)) ? undefined : `${form}; ${host} is no IPv6 address`
+  if (/^[\d.]+$/.test(host)) return isIPv4(host) ? undefined : `${form}; ${host} is no IPv4 address (four numbers in 0–255)`
+  return /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(host) ? undefined : `${form}; ${JSON.stringify(host)} is no host name`
+}
+
+/** More local workers than this is a typo, not a node: each needs 1 GiB and a process. */
+export const MAX_LOCAL_WORKERS = 1024
 
 const positiveInt = (what: string) => (v: number) => (v >= 1 ? undefined : `a positive integer${what}`)
 const positiveSeconds = (dflt: number) => (v: number) => (v > 0 ? undefined : `a positive number of seconds (default ${dflt})`)
@@ -83,11 +99,11 @@ export const OPTIONS = {
   schedulerFile: option({ kind: 'string', check: nonEmpty('a file path'), doc: 'write a scheduler file (and FILE.secret, both 0600) for `spillway worker --scheduler-file` on other nodes' }),
   schedulerAddress: option({
     kind: 'string',
-    check: (v) => (/^(tcp|tls):\/\/(\[[^\]]+\]|[^:/]+):\d{1,5}$/.test(v) ? undefined : 'tcp://host:port or tls://host:port (port 0 picks a free one)'),
+    check: addressProblem,
     doc: 'tcp://host:port where workers from elsewhere join (default tcp://127.0.0.1:0 with schedulerFile)',
   }),
   schedulerInterface: option({ kind: 'string', doc: "listen on this network interface's address (e.g. 'ib0') instead of schedulerAddress's host" }),
-  localWorkers: option({ kind: 'integer', check: (v) => (v >= 0 ? undefined : 'an integer ≥ 0 (0: only workers that join from elsewhere)'), doc: 'workers started on this node (default: as sized); 0 leaves the work to `spillway worker` processes' }),
+  localWorkers: option({ kind: 'integer', check: (v) => (v >= 0 && v <= MAX_LOCAL_WORKERS ? undefined : `an integer in 0–${MAX_LOCAL_WORKERS} (0: only workers that join from elsewhere)`), doc: 'workers started on this node (default: as sized); 0 leaves the work to `spillway worker` processes' }),
   tlsCert: option({ kind: 'string', doc: 'PEM certificate: workers from elsewhere join over TLS (with tlsKey)' }),
   tlsKey: option({ kind: 'string', doc: "PEM key of tlsCert" }),
   tlsCa: option({ kind: 'string', doc: 'PEM CA: joining workers must also show a certificate it signed' }),

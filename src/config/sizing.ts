@@ -80,7 +80,17 @@ export function computeMemorySpec(config: SetupConfig, resources: Resources): Me
   let nWorkers = topology.nWorkers
   let reducedWorkers: MemorySpec['reducedWorkers']
   const fit = Math.floor(usableBytes / MIN_WORKER_BYTES)
-  if (nWorkers > fit) {
+  // An explicit count shares the same budget: never that many times the share of the sized count.
+  if (config.localWorkers !== undefined && config.localWorkers > 0) {
+    nWorkers = config.localWorkers
+    if (nWorkers > fit) {
+      throw new InsufficientMemoryError(
+        `localWorkers: ${nWorkers} workers would get ${gib(usableBytes / nWorkers)} GiB each of ${gib(usableBytes)} GiB usable, under the 1 GiB a worker needs; ` +
+          `${gib(usableBytes)} GiB fits ${fit} worker${fit === 1 ? '' : 's'}: lower localWorkers to ${fit} or less, or raise maxMemGb / lower reserveMemGb`,
+        { field: 'localWorkers', localWorkers: nWorkers, usableBytes, perWorkerBytes: Math.floor(usableBytes / nWorkers), requiredBytes: MIN_WORKER_BYTES, fits: fit },
+      )
+    }
+  } else if (nWorkers > fit) {
     reducedWorkers = {
       requested: nWorkers,
       reason: `${nWorkers} workers would get ${gib(usableBytes / nWorkers)} GiB each, under the 1 GiB minimum; ` +

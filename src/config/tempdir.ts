@@ -129,7 +129,14 @@ export function liveSpillDirs(): string[] {
  */
 export async function createSpillDir(config: Pick<SetupConfig, 'tempBaseDir' | 'silenceLogs'>, opts: SpillDirOptions = {}): Promise<SpillDir> {
   const base = await resolveSpillBase(config, opts)
-  const path = await mkdtemp(join(base.base, 'spillway-'))
+  let path: string
+  try {
+    path = await mkdtemp(join(base.base, 'spillway-'))
+  } catch (err) {
+    // Permission bits pass for root where the filesystem still refuses (/proc, a read-only mount).
+    const where = base.baseSource === 'tempBaseDir' ? '' : ` (chosen from ${base.baseSource === 'os' ? 'the OS temp dir' : `$${base.baseSource}`}; set tempBaseDir to another)`
+    throw new ConfigError([{ field: 'tempBaseDir', value: config.tempBaseDir ?? base.base, allowed: `a directory where a new directory can be made (${(err as Error).message})${where}` }])
+  }
   // mkdtemp already uses 0700, but say it explicitly: the guarantee matters more than the default.
   await chmod(path, 0o700)
   hookExit()

@@ -30,6 +30,8 @@ export interface NannyOptions {
 const MAX_RESTARTS = 100
 /** Tries to bring up a worker whose process dies before it is ready. */
 const STARTUP_ATTEMPTS = 5
+/** How long a worker whose channel closed may take to report its exit status. */
+const EXIT_WAIT_MS = 1000
 
 /**
  * A worker process. `env` adds to this process's environment (a joining
@@ -58,6 +60,7 @@ export class Nanny {
   #child: ChildProcess | undefined
   #handle: WorkerHandle | undefined
   #watch: NodeJS.Timeout | undefined
+  #lostTimer: NodeJS.Timeout | undefined
   #incarnation = 0
   #closing = false
   restarts = 0
@@ -108,9 +111,16 @@ export class Nanny {
     const rpc = new WorkerRpc(address, transport, {
       heartbeat: (m: WorkerMetrics) => handle && this.scheduler.onHeartbeat(handle, m),
       log: (level, message) => this.opts.log?.(level, `${address}: ${message}`),
-      // The channel closes before 'exit' fires: mark the worker lost at once
-      // so nothing is sent to it in between.
-      closed: () => handle && this.scheduler.removeWorker(handle, 'its channel closed'),
+      // The channel closes just before 'exit' fires: nothing more is sent to
+      // the worker, but it is removed with its exit status (a task that
+      // called process.exit is then named as such, not as a memory kill),
+      // or after a moment without one.
+      closed: () => {
+        if (!handle) return
+        handle.closing = true
+        const h = handle
+        this.#lostTimer = setTimeout(() => this.scheduler.removeWorker(h, 'its channel closed'), EXIT_WAIT_MS).unref()
+      },
     })
     handle = new WorkerHandle(address, name, this.opts.nthreads, this.opts.memoryLimit, rpc)
     handle.pid = child.pid ?? 0
@@ -149,6 +159,7 @@ export class Nanny {
 
   #onExit(handle: WorkerHandle, code: number | null, signal: NodeJS.Signals | null, ready: boolean) {
     clearInterval(this.#watch)
+    clearTimeout(this.#lostTimer)
     this.scheduler.removeWorker(handle, signal ? `killed by ${signal}` : `exited with code ${code}`)
     // The dead incarnation's spill files are useless: its chunks are recomputed.
     void rm(join(this.opts.spillDir, handle.name), { recursive: true, force: true })

@@ -10,7 +10,9 @@ import type { Scheduler, TaskSubmission } from '../scheduler/scheduler'
 import type { TaskRecord } from '../scheduler/state'
 import { ArgumentError, SpillwayError, type ConfigProblem } from '../base/errors'
 import { describeFunction, functionLabel, type FnDesc, type TaskFunction } from '../wire/functions'
-import { Future, type FutureOwner } from './future'
+import { Future, Share, type FutureOwner } from './future'
+import { checkKeys } from '../wire/keys'
+import { scatterTooLarge } from './scatter-limit'
 import { extract, place } from '../wire/nesting'
 import { decodeValue, encodeValue } from '../wire/values'
 
@@ -55,9 +57,14 @@ function optionProblems(o: unknown, what: 'submit' | 'map', n = 0): ConfigProble
   return p
 }
 
+function cancelledError(key: string): SpillwayError {
+  return new SpillwayError('ERR_SPILLWAY_CANCELLED', `task ${JSON.stringify(key)} was cancelled`, { key })
+}
+
 export class FutureEngine implements FutureOwner {
   readonly id = randomUUID()
   readonly #data: DataClient
+  readonly #shares = new Map<string, Share>()
 
   constructor(
     private readonly scheduler: Scheduler,
@@ -71,12 +78,52 @@ export class FutureEngine implements FutureOwner {
     return this.scheduler.tasks.get(key)
   }
 
-  release(key: string): void {
-    if (!this.scheduler.closed) this.scheduler.release([key])
+  share(key: string): Share {
+    let s = this.#shares.get(key)
+    if (!s) this.#shares.set(key, (s = new Share()))
+    s.holds++
+    return s
   }
 
+  release(key: string, share: Share): void {
+    share.holds--
+    if (share.holds <= 0 && this.#shares.get(key) === share) this.#shares.delete(key)
+    // A cancelled share let go of all its holds when it was cancelled.
+    if (!share.cancelled && !this.scheduler.closed) this.scheduler.release([key])
+  }
+
+  /**
+   * Cancels keys for this client. A key other clients also hold is only let
+   * go of here (this client's Futures of it read cancelled); one that no
+   * other client holds is cancelled on the cluster.
+   */
   cancel(keys: string[]): void {
-    if (!this.scheduler.closed) this.scheduler.cancel(keys)
+    if (this.scheduler.closed) return
+    const everywhere: string[] = []
+    for (const key of keys) {
+      const share = this.#shares.get(key)
+      const t = this.scheduler.tasks.get(key)
+      if (!share || !t || t.refs <= share.holds || t.state === 'erred') {
+        everywhere.push(key)
+        continue
+      }
+      this.#shares.delete(key)
+      share.cancel(cancelledError(key))
+      this.scheduler.release(new Array<string>(share.holds).fill(key))
+    }
+    if (everywhere.length) this.scheduler.cancel(everywhere)
+  }
+
+  /** Holds `keys` until `work` settles, so a value cannot be freed while it is on its way. */
+  async #holding<T>(keys: string[], work: () => Promise<T>): Promise<T> {
+    const held = keys.map((k) => this.scheduler.record(k))
+    for (const t of held) t.refs++
+    try {
+      return await work()
+    } finally {
+      const still = held.filter((t) => this.scheduler.tasks.get(t.key) === t).map((t) => t.key)
+      if (still.length && !this.scheduler.closed) this.scheduler.release(still)
+    }
   }
 
   #isOurs = (v: unknown): v is Future => v instanceof Future
@@ -86,6 +133,8 @@ export class FutureEngine implements FutureOwner {
     const found = extract(value, this.#isOurs)
     for (const { item, path } of found.slots) {
       const at = `${field}${path.map((p) => `[${JSON.stringify(p)}]`).join('')}`
+      // As Dask: work on a Future this client cancelled fails with the cancel itself.
+      if (item.owner === this && item.cancelledError) throw item.cancelledError
       if (item.owner !== this) throw new ArgumentError([{ field: at, value: item.key, allowed: 'a Future of this client (Futures do not move between clients)' }], 'task arguments')
       if (item.released || !this.scheduler.tasks.has(item.key)) throw new ArgumentError([{ field: at, value: item.key, allowed: 'a Future that is still held (this one was released)' }], 'task arguments')
     }
@@ -128,6 +177,7 @@ export class FutureEngine implements FutureOwner {
     if (problems.length) throw new ArgumentError(problems, 'submit options')
     const pure = options.pure ?? desc.kind === 'module'
     const sub = this.#submission(desc, args, options, options.key, pure, 'args')
+    checkKeys([{ key: sub.key, field: options.key === undefined ? 'key (made from the function name)' : 'options.key' }], 'submit options')
     const [t] = this.scheduler.submit([sub])
     return new Future(t.key, this)
   }
@@ -143,6 +193,7 @@ export class FutureEngine implements FutureOwner {
     if (problems.length) throw new ArgumentError(problems, 'map options')
     const pure = options.pure ?? desc.kind === 'module'
     const subs = list.map((item, i) => this.#submission(desc, [item], options, options.key?.[i], pure, `items[${i}]`))
+    checkKeys(subs.map((sub, i) => ({ key: sub.key, field: options.key ? `options.key[${i}]` : `key of items[${i}] (made from the function name)` })), 'map options')
     return this.scheduler.submit(subs).map((t) => new Future(t.key, this))
   }
 
@@ -152,14 +203,23 @@ export class FutureEngine implements FutureOwner {
     const problems = optionProblems({ workers: options?.workers }, 'submit')
     if (problems.length) throw new ArgumentError(problems, 'scatter options')
     const { bytes, format } = encodeValue(value)
+    const tooLarge = scatterTooLarge(bytes.length, this.scheduler.workers.values(), options.workers)
+    if (tooLarge) throw tooLarge
     const key = `scatter-${createHash('sha256').update(format).update(bytes).digest('hex').slice(0, 32)}`
     // The backup copies the bytes, so the caller may reuse its buffer once this resolves.
     const t = await this.scheduler.scatter(key, bytes, format, options)
-    return new Future(t.key, this)
+    const f = new Future(t.key, this)
+    // As Dask's: the Future a scatter resolves to is finished, its value held by a worker.
+    await t.whenInMemory()
+    return f
   }
 
   /** The value of a key held in memory, from its worker. */
-  async fetch(key: string): Promise<unknown> {
+  fetch(key: string): Promise<unknown> {
+    return this.#holding([key], () => this.#fetch(key))
+  }
+
+  async #fetch(key: string): Promise<unknown> {
     for (let attempt = 0; ; attempt++) {
       const t = this.scheduler.record(key)
       await t.whenInMemory()
@@ -200,7 +260,7 @@ export class FutureEngine implements FutureOwner {
             if (bytes) out.set(t.key, decodeValue(bytes, t.format))
           }
         }
-        for (const t of ts) if (!out.has(t.key)) out.set(t.key, await this.fetch(t.key))
+        for (const t of ts) if (!out.has(t.key)) out.set(t.key, await this.#fetch(t.key))
       }),
     )
     return out
@@ -211,7 +271,7 @@ export class FutureEngine implements FutureOwner {
     this.check()
     const { value, slots } = this.#inputs(nested, 'futures')
     const keys = [...new Set(slots.map((s) => s.item.key))]
-    const got = await this.#fetchMany(keys)
+    const got = await this.#holding(keys, () => this.#fetchMany(keys))
     const values = slots.map((s) => got.get(s.item.key))
     let out = value
     slots.forEach((s, i) => (out = place(out, s.path, values[i])))

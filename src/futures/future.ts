@@ -8,30 +8,65 @@ import type { TaskRecord } from '../scheduler/state'
 
 export type FutureStatus = 'pending' | 'finished' | 'error' | 'cancelled' | 'lost'
 
+/**
+ * One client's hold on a key, shared by its Futures of that key. A cancel
+ * while other clients hold the key ends this client's share alone (Dask
+ * cancels per client): its Futures read cancelled, the others' go on.
+ */
+export class Share {
+  holds = 0
+  cancelled: SpillwayError | undefined
+  readonly #waiting = new Set<(e: SpillwayError) => void>()
+
+  cancel(e: SpillwayError): void {
+    this.cancelled = e
+    for (const reject of this.#waiting) reject(e)
+    this.#waiting.clear()
+  }
+
+  /** `p`, or the cancel's error should this share be cancelled first. */
+  race<T>(p: Promise<T>): Promise<T> {
+    if (this.cancelled) return Promise.reject(this.cancelled)
+    return new Promise<T>((resolve, reject) => {
+      this.#waiting.add(reject)
+      p.then(resolve, reject).finally(() => this.#waiting.delete(reject))
+    })
+  }
+}
+
 /** What a Future needs from the client that made it. */
 export interface FutureOwner {
   readonly id: string
   record(key: string): TaskRecord | undefined
   fetch(key: string): Promise<unknown>
   cancel(keys: string[]): void
-  release(key: string): void
+  /** One more Future of `key`: the client's share of it. */
+  share(key: string): Share
+  release(key: string, share: Share): void
 }
 
-const registry = new FinalizationRegistry<{ owner: FutureOwner; key: string }>(({ owner, key }) => owner.release(key))
+const registry = new FinalizationRegistry<{ owner: FutureOwner; key: string; share: Share }>(({ owner, key, share }) => owner.release(key, share))
 
 export class Future {
   #released = false
+  readonly #share: Share
 
   constructor(
     readonly key: string,
     readonly owner: FutureOwner,
   ) {
-    registry.register(this, { owner, key }, this)
+    this.#share = owner.share(key)
+    registry.register(this, { owner, key, share: this.#share }, this)
+  }
+
+  /** Set when this client's share of the key was cancelled while others still hold it. */
+  get cancelledError(): SpillwayError | undefined {
+    return this.#released ? undefined : this.#share.cancelled
   }
 
   /** The record while this Future holds its key. */
   #record(): TaskRecord | undefined {
-    return this.#released ? undefined : this.owner.record(this.key)
+    return this.#released || this.#share.cancelled ? undefined : this.owner.record(this.key)
   }
 
   get released(): boolean {
@@ -39,6 +74,7 @@ export class Future {
   }
 
   get status(): FutureStatus {
+    if (this.cancelledError) return 'cancelled'
     const r = this.#record()
     if (!r) return 'lost'
     if (r.state === 'memory') return 'finished'
@@ -52,6 +88,7 @@ export class Future {
   }
 
   #live(): TaskRecord {
+    if (this.cancelledError) throw this.cancelledError
     const r = this.#record()
     if (!r) {
       throw new SpillwayError('ERR_SPILLWAY_RELEASED', `future ${JSON.stringify(this.key)} was released${this.#released ? '' : ' (or its cluster closed)'}`, { key: this.key })
@@ -61,19 +98,22 @@ export class Future {
 
   /** Resolves when the task has finished, failed or been cancelled. */
   async settled(): Promise<void> {
-    await this.#live().whenDone()
+    if (this.cancelledError) return
+    await this.#share.race(this.#live().whenInMemory()).catch(() => {})
   }
 
   /** The value, fetched from the worker that holds it; rejects with the task's error. */
   async result(): Promise<unknown> {
-    await this.#live().whenInMemory()
-    return this.owner.fetch(this.key)
+    await this.#share.race(this.#live().whenInMemory())
+    // fetch holds the key itself until the value is in: this Future may be
+    // collected meanwhile (`await client.submit(...).result()` keeps none).
+    return this.#share.race(this.owner.fetch(this.key))
   }
 
   /** The task's error once it has failed, or undefined once it has finished. */
   async exception(): Promise<Error | undefined> {
     try {
-      await this.#live().whenInMemory()
+      await this.#share.race(this.#live().whenInMemory())
       return undefined
     } catch (e) {
       return e as Error
@@ -90,7 +130,7 @@ export class Future {
     if (this.#released) return
     this.#released = true
     registry.unregister(this)
-    this.owner.release(this.key)
+    this.owner.release(this.key, this.#share)
   }
 
   toString(): string {

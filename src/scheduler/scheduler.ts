@@ -73,7 +73,7 @@ export class Scheduler extends EventEmitter {
       t.suspicious++
       t.lastWorker = w.address
       t.worker = undefined
-      if (t.suspicious >= ALLOWED_KILLS) this.fail(t, new KilledWorkerError(t.key, t.suspicious, w.address))
+      if (t.suspicious >= ALLOWED_KILLS) this.fail(t, new KilledWorkerError(t.key, t.suspicious, w.address, reason))
       else this.#requeue(t, true)
     }
     const held = [...w.held]
@@ -131,24 +131,25 @@ export class Scheduler extends EventEmitter {
     const out: TaskRecord[] = []
     for (const s of subs) {
       let t = this.tasks.get(s.key)
-      if (!t || t.state === 'erred') {
-        const deps = (s.deps ?? []).map((k) => this.record(k))
+      const fresh = !t || t.state === 'erred'
+      if (!t || fresh) {
         t = new TaskRecord(s.key, s.task, s.expectedBytes)
-        t.deps = deps
+        t.deps = (s.deps ?? []).map((k) => this.record(k))
         if (s.format) t.format = s.format
         t.group = s.group ?? s.key.replace(/-\d+$/, '')
         t.priority = s.priority ?? 0
         t.retries = s.retries ?? 0
         t.restrict = s.workers?.length ? new Set(s.workers) : undefined
         t.seq = ++this.#seq
-        for (const d of deps) d.dependents.add(t)
+        for (const d of t.deps) d.dependents.add(t)
         this.tasks.set(s.key, t)
         this.totalTasks++
-        const failed = deps.find((d) => d.state === 'erred')
-        if (failed) this.fail(t, failed.error!)
-        else this.#requeue(t, false)
       } else if (t.state === 'released') this.#requeue(t, false)
+      // Held before it can fail, so one failed at once by an erred input stays, with that error, for its Future.
       if (s.hold !== false) t.refs++
+      const failed = fresh ? t.deps.find((d) => d.state === 'erred') : undefined
+      if (failed) this.fail(t, failed.error!)
+      else if (fresh) this.#requeue(t, false)
       out.push(t)
     }
     this.pump()
@@ -237,7 +238,8 @@ export class Scheduler extends EventEmitter {
   }
 
   #inputs(t: TaskRecord, w: WorkerHandle): Inputs {
-    const inputs: Inputs = {}
+    // Keyed by user keys: a key named '__proto__' must stay a key.
+    const inputs: Inputs = Object.create(null)
     for (const d of t.deps) inputs[d.key] = { format: d.format, nbytes: d.nbytes, address: d.worker && d.worker !== w ? d.worker.dataAddress : undefined }
     return inputs
   }
@@ -372,7 +374,7 @@ export class Scheduler extends EventEmitter {
   }
 
   /** Applies new thresholds on every live worker at once. */
-  async setThresholds(t: Partial_<Thresholds>): Promise<void> {
+  async setThresholds(t: Partial<Thresholds>): Promise<void> {
     this.thresholds = { ...this.thresholds, ...t }
     await askAll(this.workers.values(), { op: 'set-thresholds', thresholds: t }, (w, m) => this.onHeartbeat(w, m), true)
   }
@@ -395,5 +397,3 @@ export class Scheduler extends EventEmitter {
     this.queue.clear()
   }
 }
-
-type Partial_<T> = { [K in keyof T]?: T[K] }

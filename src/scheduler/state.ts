@@ -134,7 +134,11 @@ export class WorkerHandle {
     readonly rpc: WorkerRpc,
   ) {}
 
+  /** Its channel closed and its exit status is not in yet: it takes nothing more. */
+  closing = false
+
   get status(): WorkerStatus {
+    if (this.closing) return 'closing'
     return this.metrics?.status ?? 'running'
   }
 

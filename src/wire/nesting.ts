@@ -45,7 +45,7 @@ export function extract<T>(value: unknown, match: (v: unknown) => v is T, replac
       const o: Record<string, unknown> = Object.getPrototypeOf(v) === null ? Object.create(null) : {}
       for (const k of Object.keys(v as object)) {
         path.push(k)
-        o[k] = walk((v as Record<string, unknown>)[k], path)
+        setOwn(o, k, walk((v as Record<string, unknown>)[k], path))
         path.pop()
       }
       out = o
@@ -61,7 +61,13 @@ export function extract<T>(value: unknown, match: (v: unknown) => v is T, replac
 export function place(root: unknown, path: Path, item: unknown): unknown {
   if (path.length === 0) return item
   let c: any = root
-  for (let i = 0; i < path.length - 1; i++) c = c[path[i]]
-  c[path[path.length - 1]] = item
+  for (let i = 0; i < path.length - 1; i++) c = Object.hasOwn(c, path[i]) ? c[path[i]] : undefined
+  setOwn(c, path[path.length - 1], item)
   return root
+}
+
+/** `o[k] = v`, except that a key '__proto__' becomes an own entry instead of replacing the prototype. */
+function setOwn(o: Record<string | number, unknown>, k: string | number, v: unknown): void {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true })
+  else o[k] = v
 }

@@ -138,8 +138,12 @@ export interface ReduceResult {
 export interface ErrorPayload {
   code?: string
   message: string
-  /** A user task's own error: name, message and stack as thrown on the worker. */
-  remote?: { name: string; message: string; stack?: string }
+  /**
+   * A user task's own error: name, message, stack and `code` as thrown on
+   * the worker. Its presence alone makes the failure ERR_SPILLWAY_TASK,
+   * whatever `code` says.
+   */
+  remote?: { name: string; message: string; stack?: string; code?: string | number }
   /** Inputs a run could not get (ERR_SPILLWAY_MISSING_DEP): the scheduler makes them again. */
   missing?: string[]
   /** A WorkerStuckError's details (a result that could not be stored). */

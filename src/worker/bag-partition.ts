@@ -3,7 +3,7 @@
 // step), and into a reduction's per-partition step when it ends with one;
 // and the aggregates of a reduction's tree.
 
-import { SpillwayError } from '../base/errors'
+import { ownTaskError, SpillwayError } from '../base/errors'
 import type { AggregateSpec, PartitionSpec, Reducer, Step, StepFn } from '../wire/bag'
 import type { FnDesc } from '../wire/functions'
 import { aggregate, keyOf, perPartition, type Fn, type Loaded } from './bag-reducers'
@@ -42,7 +42,7 @@ function* applyStep(items: Iterable<unknown>, step: Exclude<Step, { op: 'write' 
     case 'mapPartitions': {
       const out = fn!(items) as Iterable<unknown>
       if (out == null || typeof (out as any)[Symbol.iterator] !== 'function') {
-        throw new SpillwayError('ERR_SPILLWAY_TASK', `mapPartitions' function returned ${out === null ? 'null' : typeof out}, not an iterable of items`)
+        throw ownTaskError('ERR_SPILLWAY_TASK', `mapPartitions' function returned ${out === null ? 'null' : typeof out}, not an iterable of items`)
       }
       yield* out
     }

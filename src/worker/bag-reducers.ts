@@ -3,7 +3,7 @@
 // at every level of the tree (and finishes at the last). Groups are keyed
 // as a Map keys them (strings and numbers by value).
 
-import { SpillwayError } from '../base/errors'
+import { ownTaskError, SpillwayError } from '../base/errors'
 import type { KeySpec, Reducer } from '../wire/bag'
 
 export type Fn = (...args: unknown[]) => unknown
@@ -129,7 +129,7 @@ export function aggregate(r: Reducer, parts: unknown[], final: boolean, f: Loade
     case 'max': {
       const better = r.op === 'min' ? less : more
       const got = extreme((parts as Extreme[]).filter(([has]) => has).map(([, v]) => v), better)
-      if (final && !got[0]) throw new SpillwayError('ERR_SPILLWAY_EMPTY', `${r.op}() of an empty bag`, { op: r.op })
+      if (final && !got[0]) throw ownTaskError('ERR_SPILLWAY_EMPTY', `${r.op}() of an empty bag`, { op: r.op })
       return final ? got[1] : got
     }
     case 'moments':

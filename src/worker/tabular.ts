@@ -5,7 +5,7 @@
 import { open } from 'node:fs/promises'
 import { parse } from 'csv-parse/sync'
 import { parquetReadObjects, type AsyncBuffer } from 'hyparquet'
-import { SpillwayError } from '../base/errors'
+import { ownTaskError, SpillwayError } from '../base/errors'
 import type { PartitionSource } from '../wire/bag'
 import { readBlock, readFailed } from './text-blocks'
 
@@ -27,7 +27,7 @@ export async function csvItems(src: CsvSource): Promise<Record<string, string>[]
       for (const r of rows) out.push(r)
     } catch (e: any) {
       const hint = src.quotedNewlines ? '' : ' (a quoted field with a newline in it, cut by a block boundary? pass quotedNewlines: true to read each file whole)'
-      throw new SpillwayError('ERR_SPILLWAY_READ', `file ${b.path}, bytes ${b.start}-${b.end}: not valid CSV: ${e?.message ?? e}${hint}`, { path: b.path })
+      throw ownTaskError('ERR_SPILLWAY_READ', `file ${b.path}, bytes ${b.start}-${b.end}: not valid CSV: ${e?.message ?? e}${hint}`, { path: b.path })
     }
   }
   return out
@@ -62,7 +62,7 @@ export async function parquetItems(src: ParquetSource): Promise<Record<string, u
   }
   try {
     if (f.size !== src.size || Math.floor(f.mtimeMs) !== Math.floor(src.mtimeMs)) {
-      throw new SpillwayError('ERR_SPILLWAY_READ', `file ${src.path} changed after the bag was planned: build the bag again`, { path: src.path })
+      throw ownTaskError('ERR_SPILLWAY_READ', `file ${src.path} changed after the bag was planned: build the bag again`, { path: src.path })
     }
     return (await parquetReadObjects({ file: f.buf, rowStart: src.rowStart, rowEnd: src.rowEnd, columns: src.columns })) as Record<string, unknown>[]
   } catch (e) {

@@ -58,7 +58,9 @@ export class TaskRunner {
     this.#loads.wake()
   }
 
-  async run(key: string, task: TaskFn, who: InputSpec = {}): Promise<RunResult> {
+  async run(key: string, task: TaskFn, spec: InputSpec = {}): Promise<RunResult> {
+    // Keyed by user keys: an input named '__proto__' must be read as an own entry, never as the prototype.
+    const who: InputSpec = Object.assign(Object.create(null), spec)
     const seq = ++this.#seq
     // Made before the wait for a slot, so a cancel that comes while the
     // function loads or its inputs arrive is not lost.

@@ -6,7 +6,7 @@
 
 import { open, readFile, stat } from 'node:fs/promises'
 import { gunzipSync } from 'node:zlib'
-import { SpillwayError } from '../base/errors'
+import { ownTaskError, SpillwayError } from '../base/errors'
 import type { PartitionSource, TextBlock } from '../wire/bag'
 
 type TextSource = Extract<PartitionSource, { kind: 'text' }>
@@ -14,7 +14,7 @@ type TextSource = Extract<PartitionSource, { kind: 'text' }>
 const SCAN = 64 * 1024
 
 export function readFailed(path: string, e: any, what = 'could not be read'): SpillwayError {
-  return new SpillwayError('ERR_SPILLWAY_READ', `file ${path} ${what}: ${e?.message ?? e}`, { path, cause: e?.code })
+  return ownTaskError('ERR_SPILLWAY_READ', `file ${path} ${what}: ${e?.message ?? e}`, { path, cause: e?.code })
 }
 
 /** The position just past the first delimiter at or after `from`, or the file's size. */
@@ -46,7 +46,7 @@ export async function readBlock(b: TextBlock, delim: Buffer): Promise<Buffer> {
   try {
     const st = await fd.stat()
     if (st.size !== b.size || Math.floor(st.mtimeMs) !== Math.floor(b.mtimeMs)) {
-      throw new SpillwayError('ERR_SPILLWAY_READ', `file ${b.path} changed after the bag was planned (size ${b.size} → ${st.size}): build the bag again`, { path: b.path })
+      throw ownTaskError('ERR_SPILLWAY_READ', `file ${b.path} changed after the bag was planned (size ${b.size} → ${st.size}): build the bag again`, { path: b.path })
     }
     const start = b.start === 0 ? 0 : await afterDelimiter(fd, b.start, b.size, delim)
     const end = b.end >= b.size ? b.size : await afterDelimiter(fd, b.end, b.size, delim)
@@ -71,7 +71,7 @@ async function readWhole(b: TextBlock, compression: TextSource['compression']): 
   let raw: Buffer
   try {
     const st = await stat(b.path)
-    if (st.size !== b.size) throw new SpillwayError('ERR_SPILLWAY_READ', `file ${b.path} changed after the bag was planned (size ${b.size} → ${st.size}): build the bag again`, { path: b.path })
+    if (st.size !== b.size) throw ownTaskError('ERR_SPILLWAY_READ', `file ${b.path} changed after the bag was planned (size ${b.size} → ${st.size}): build the bag again`, { path: b.path })
     raw = await readFile(b.path)
   } catch (e) {
     if (e instanceof SpillwayError) throw e

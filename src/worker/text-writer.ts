@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { gzipSync } from 'node:zlib'
-import { SpillwayError } from '../base/errors'
+import { ownTaskError, SpillwayError } from '../base/errors'
 import type { Compression } from '../wire/bag'
 
 export async function writeLines(path: string, items: Iterable<unknown>, compression: Compression): Promise<string> {
@@ -22,7 +22,7 @@ export async function writeLines(path: string, items: Iterable<unknown>, compres
     await rename(tmp, path)
   } catch (e: any) {
     await rm(tmp, { force: true })
-    throw new SpillwayError('ERR_SPILLWAY_WRITE', `could not write ${path}: ${e?.message ?? e}`, { path, cause: e?.code })
+    throw ownTaskError('ERR_SPILLWAY_WRITE', `could not write ${path}: ${e?.message ?? e}`, { path, cause: e?.code })
   }
   return path
 }

@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { SpillwayError } from '../base/errors'
+import { isOwnTaskError, SpillwayError } from '../base/errors'
 import { BUILTIN_FUNCTIONS, type FnDesc } from '../wire/functions'
 import { runAggregate, runPartition } from './bag-partition'
 
@@ -82,17 +82,56 @@ function nativeCallable(op: string, load: UserFunctions): Callable {
   return fn as Callable
 }
 
-/** A thrown value as the error a Future rejects with, the remote stack kept. */
-export function taskFailure(e: unknown, key: string, desc: FnDesc | undefined) {
-  const err = e instanceof Error ? e : new Error(String(e))
-  let message = `task ${JSON.stringify(key)}${desc ? ` (${desc.label})` : ''} failed: ${err.name}: ${err.message}`
+/** Characters of a user error's message that travel; the rest would only bloat every reply and log line. */
+export const MAX_ERROR_MESSAGE = 4000
+/** Characters of its stack after the message: V8 keeps 10 frames, so this cuts only stacks a user made up. */
+const MAX_STACK_FRAMES = 16_000
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters cut)`
+}
+
+function textOf(v: unknown): string {
+  try {
+    return typeof v === 'string' ? v : String(v)
+  } catch {
+    return '(unprintable)'
+  }
+}
+
+/**
+ * A thrown value as the error a Future rejects with, the remote stack kept.
+ * Its code is always ERR_SPILLWAY_TASK: a user's own `code` travels in
+ * `remote.code`, so an error that happens to be named like one of ours
+ * (ERR_SPILLWAY_MISSING_DEP) can never steer the scheduler.
+ */
+export function taskFailure(e: unknown, key: string, desc: FnDesc | undefined): { code: string; message: string; remote?: Record<string, unknown> } {
+  if (isOwnTaskError(e)) return { code: e.code, message: `task ${JSON.stringify(key)}${desc ? ` (${desc.label})` : ''} failed: ${e.message}` }
+  const err = e instanceof Error ? e : new Error(textOf(e))
+  const name = clip(textOf(err.name), 200)
+  const full = textOf(err.message)
+  const own = clip(full, MAX_ERROR_MESSAGE)
+  let message = `task ${JSON.stringify(key)}${desc ? ` (${desc.label})` : ''} failed: ${name}: ${own}`
   if (desc?.kind === 'source' && err instanceof ReferenceError) {
     message +=
       '. A shipped function runs on the worker with none of the variables around it where it was written; this one seems to use one of its enclosing scope. Pass what it needs as arguments, or put it in a module and submit { module, name }'
   }
-  return {
-    code: (err as any).code && String((err as any).code).startsWith('ERR_SPILLWAY_') ? String((err as any).code) : 'ERR_SPILLWAY_TASK',
-    message,
-    remote: { name: err.name, message: err.message, stack: err.stack },
+  const remote: { name: string; message: string; stack?: string; code?: string | number } = { name, message: own, stack: stackOf(err, full, own) }
+  const code = (err as { code?: unknown }).code
+  if (typeof code === 'string' || typeof code === 'number') remote.code = typeof code === 'string' ? clip(code, 200) : code
+  return { code: 'ERR_SPILLWAY_TASK', message, remote }
+}
+
+/** The stack with its copy of the message clipped as the message is, and its frames kept. */
+function stackOf(err: Error, full: string, own: string): string | undefined {
+  let stack: string
+  try {
+    if (typeof err.stack !== 'string') return undefined
+    stack = err.stack
+  } catch {
+    return undefined
   }
+  const at = full.length > own.length ? stack.indexOf(full) : -1
+  if (at >= 0) stack = stack.slice(0, at) + own + stack.slice(at + full.length)
+  return clip(stack, MAX_ERROR_MESSAGE + MAX_STACK_FRAMES)
 }
