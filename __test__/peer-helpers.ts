@@ -65,7 +65,7 @@ function watch(link: SocketTransport<any, any>): Peer {
  * it answers the start request as a worker would, so the scheduler takes it
  * as one of its workers.
  */
-export async function fakeWorker(file: string, name: string, opts: { start?: boolean; nthreads?: number; host?: string } = {}): Promise<Peer> {
+export async function fakeWorker(file: string, name: string, opts: { start?: boolean; nthreads?: number; host?: string; dataAddress?: string } = {}): Promise<Peer> {
   const { address, secret } = await schedulerOf(file)
   const { transport } = await joinScheduler(address, secret, {
     host: opts.host ?? 'fake-host',
@@ -79,7 +79,7 @@ export async function fakeWorker(file: string, name: string, opts: { start?: boo
   const peer = watch(transport as unknown as SocketTransport<any, any>)
   if (opts.start !== false) {
     const start = await peer.nextRequest('start')
-    peer.link.send({ kind: 'reply', id: start.id, ok: true, result: { pid: 4242, dataAddress: 'tcp://127.0.0.1:9' } })
+    peer.link.send({ kind: 'reply', id: start.id, ok: true, result: { pid: 4242, dataAddress: opts.dataAddress ?? 'tcp://127.0.0.1:9' } })
   }
   return peer
 }
