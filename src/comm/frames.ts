@@ -16,7 +16,8 @@ export class FrameReader {
 
   constructor(
     private readonly onFrame: (frame: Buffer) => void,
-    private readonly maxFrame = MAX_FRAME,
+    /** The longest frame taken; a longer length prefix throws before any of it is held. */
+    public maxFrame = MAX_FRAME,
   ) {}
 
   push(chunk: Buffer): void {
@@ -77,8 +78,8 @@ export class FrameReader {
  * the end of the handshake) into `onFrame`; a malformed stream drops the
  * connection.
  */
-export function readFrames(socket: Socket, rest: Buffer, onFrame: (frame: Buffer) => void): void {
-  const reader = new FrameReader(onFrame)
+export function readFrames(socket: Socket, rest: Buffer, onFrame: (frame: Buffer) => void, maxFrame = MAX_FRAME): FrameReader {
+  const reader = new FrameReader(onFrame, maxFrame)
   const feed = (c: Buffer) => {
     try {
       reader.push(c)
@@ -89,6 +90,7 @@ export function readFrames(socket: Socket, rest: Buffer, onFrame: (frame: Buffer
   socket.on('data', feed)
   if (rest.length) feed(rest)
   socket.resume()
+  return reader
 }
 
 /** Writes one frame made of `parts`; resolves once the socket can take more. */

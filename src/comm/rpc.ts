@@ -4,6 +4,7 @@
 
 import { SpillwayError, WorkerStuckError } from '../base/errors'
 import type { ErrorPayload, Request, SchedulerToWorker, WorkerToScheduler, WorkerMetrics } from '../wire/protocol'
+import { checkWorkerMessage, type Asked } from '../wire/validate'
 import type { Transport } from './transport'
 
 export class WorkerLostError extends SpillwayError {
@@ -37,22 +38,44 @@ export function workerError(e: ErrorPayload): SpillwayError {
   return new SpillwayError(ours ? e.code! : 'ERR_SPILLWAY_TASK', e.message, details)
 }
 
-interface Pending {
+interface Pending extends Asked {
   resolve(v: unknown): void
   reject(e: unknown): void
+}
+
+export interface RpcHandlers {
+  heartbeat(m: WorkerMetrics): void
+  log(level: string, message: string): void
+  closed(): void
+  /** A message of the wrong shape arrived; the link is being closed. */
+  invalid?(error: SpillwayError): void
 }
 
 export class WorkerRpc {
   #next = 1
   #pending = new Map<number, Pending>()
   #closed = false
+  #broken = false
 
   constructor(
     private readonly address: string,
     private readonly transport: Transport<WorkerToScheduler, SchedulerToWorker>,
-    handlers: { heartbeat(m: WorkerMetrics): void; log(level: string, message: string): void; closed(): void },
+    handlers: RpcHandlers,
   ) {
-    transport.onMessage((msg) => {
+    transport.onMessage((raw) => {
+      if (this.#broken) return
+      let msg: WorkerToScheduler
+      try {
+        msg = checkWorkerMessage(raw, (id) => this.#pending.get(id))
+      } catch (e) {
+        // A peer that sends one wrong message cannot be trusted with the
+        // work it holds: it is dropped, and lost as a dead worker is.
+        this.#broken = true
+        handlers.invalid?.(e as SpillwayError)
+        if (transport.destroy) transport.destroy()
+        else transport.close()
+        return
+      }
       if (msg.kind === 'heartbeat') handlers.heartbeat(msg.metrics)
       else if (msg.kind === 'log') handlers.log(msg.level, msg.message)
       else if (msg.kind === 'reply') {
@@ -77,10 +100,11 @@ export class WorkerRpc {
   }
 
   request<T>(request: Request): Promise<T> {
-    if (this.#closed) return Promise.reject(new WorkerLostError(this.address))
+    if (this.#closed || this.#broken) return Promise.reject(new WorkerLostError(this.address))
     const id = this.#next++
     return new Promise<T>((resolve, reject) => {
-      this.#pending.set(id, { resolve: resolve as (v: unknown) => void, reject })
+      const keys = request.op === 'reduce-many' ? request.keys.length : undefined
+      this.#pending.set(id, { op: request.op, keys, resolve: resolve as (v: unknown) => void, reject })
       if (!this.transport.send({ kind: 'request', id, request })) {
         this.#pending.delete(id)
         reject(new WorkerLostError(this.address))

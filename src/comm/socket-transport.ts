@@ -7,7 +7,7 @@ import type { Socket } from 'node:net'
 import { deserialize, serialize } from 'node:v8'
 import { SpillwayError } from '../base/errors'
 import type { Transport } from './transport'
-import { readFrames, writeFrame } from './frames'
+import { MAX_FRAME, readFrames, writeFrame, type FrameReader } from './frames'
 
 export class SocketTransport<In, Out> implements Transport<In, Out> {
   #closed = false
@@ -16,17 +16,28 @@ export class SocketTransport<In, Out> implements Transport<In, Out> {
   // Messages that came in before anyone listened (right after the handshake).
   #early: In[] | undefined = []
 
-  /** `rest`: bytes that arrived with the end of the handshake. */
+  readonly #reader: FrameReader
+
+  /**
+   * `rest`: bytes that arrived with the end of the handshake. `maxFrame`:
+   * the longest message taken from the peer (see `limitFrames`).
+   */
   constructor(
     private readonly socket: Socket,
     rest: Buffer = Buffer.alloc(0),
+    maxFrame = MAX_FRAME,
   ) {
     socket.setNoDelay(true)
     socket.setKeepAlive(true, 10_000)
     socket.once('close', () => this.#fireClose())
     socket.on('error', () => socket.destroy())
     // A malformed frame from an authenticated peer is still a broken link: readFrames drops it.
-    readFrames(socket, rest, (frame) => this.#deliver(deserialize(frame) as In))
+    this.#reader = readFrames(socket, rest, (frame) => this.#deliver(deserialize(frame) as In), maxFrame)
+  }
+
+  /** Caps the peer's messages from now on: a longer length prefix drops the connection before anything is held. */
+  limitFrames(maxFrame: number): void {
+    this.#reader.maxFrame = maxFrame
   }
 
   #waiter: ((msg: In) => void) | undefined

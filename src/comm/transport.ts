@@ -8,6 +8,8 @@ export interface Transport<In, Out> {
   onMessage(fn: (msg: In) => void): void
   onClose(fn: () => void): void
   close(): void
+  /** Drops the link at once, where the transport can (a socket). */
+  destroy?(): void
 }
 
 export class ChildTransport<In, Out> implements Transport<In, Out> {

@@ -12,11 +12,13 @@ export function escapeLabel(v: string): string {
   return v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')
 }
 
-function fmt(v: number): string {
-  if (Number.isNaN(v)) return 'NaN'
-  if (v === Infinity) return '+Inf'
-  if (v === -Infinity) return '-Inf'
-  return String(v)
+/**
+ * Every figure here is a size, a count, a duration or a fraction: one that
+ * is not finite or is negative came from a broken peer or a bug, and a
+ * scraper would store it as data. Such samples are left out.
+ */
+function printable(v: unknown): v is number {
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0
 }
 
 class Exposition {
@@ -25,10 +27,11 @@ class Exposition {
   family(name: string, type: 'gauge' | 'counter', help: string, samples: [Labels, number][]): void {
     this.#lines.push(`# HELP ${name} ${help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}`, `# TYPE ${name} ${type}`)
     for (const [labels, value] of samples) {
+      if (!printable(value)) continue
       const l = Object.entries(labels)
         .map(([k, v]) => `${k}="${escapeLabel(v)}"`)
         .join(',')
-      this.#lines.push(`${name}${l ? `{${l}}` : ''} ${fmt(value)}`)
+      this.#lines.push(`${name}${l ? `{${l}}` : ''} ${value}`)
     }
   }
 

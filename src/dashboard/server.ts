@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { isIP, type AddressInfo } from 'node:net'
 import { hostname } from 'node:os'
 import type { Client } from '../client/client'
-import { SpillwayError } from '../base/errors'
+import { ConfigError, SpillwayError } from '../base/errors'
 import { ALLOWED_METHODS, EVENTS_PATH, ROUTES, isKnownPath, type RouteContext } from './routes'
 import { clusterView } from './state'
 import { TimelineSampler, type TimelineOptions } from './timeline'
@@ -16,13 +16,23 @@ export interface DashboardOptions extends TimelineOptions {
   port?: number
   /** '127.0.0.1' by default; anything else exposes the dashboard to that network. */
   address?: string
+  /** /events streams open at once; more are answered 503 (default 32). */
+  maxStreams?: number
 }
+
+export const DEFAULT_MAX_STREAMS = 32
 
 export interface Dashboard {
   url: string
   port: number
   address: string
   readonly sampler: TimelineSampler
+  /**
+   * Views computed for /events: one per tick however many streams listen
+   * (and one for a stream that opens before the first tick); streams
+   * refused over the cap.
+   */
+  readonly stats: { viewsComputed: number; streams: number; refusedStreams: number }
   /** Stops the sampler, ends every stream and closes the listener. Harmless twice. */
   close(): Promise<void>
 }
@@ -75,8 +85,28 @@ export async function startDashboard(client: Client, options: DashboardOptions =
   const ctx: RouteContext = { view: () => clusterView(client, host), timeline: () => sampler.toJSON() }
   const streams = new Set<ServerResponse>()
   const loopbackOnly = isLoopback(address)
+  const maxStreams = options.maxStreams ?? DEFAULT_MAX_STREAMS
+  if (!(Number.isSafeInteger(maxStreams) && maxStreams >= 0)) throw new ConfigError([{ field: 'maxStreams', value: maxStreams, allowed: 'an integer ≥ 0' }], 'dashboard')
+  const stats = { viewsComputed: 0, streams: 0, refusedStreams: 0 }
+  // One event per tick, built once and written to every stream: a view
+  // walks every task, and N streams each building their own cost N walks.
+  let event: string | undefined
+  const update = () => {
+    stats.viewsComputed++
+    event = `event: update\ndata: ${JSON.stringify({ view: ctx.view(), sample: sampler.latest() ?? null })}\n\n`
+    return event
+  }
+  sampler.onSample(() => {
+    if (!streams.size) return void (event = undefined)
+    const e = update()
+    for (const s of streams) s.write(e)
+  })
 
   const events = (res: ServerResponse, head: boolean) => {
+    if (!head && streams.size >= maxStreams) {
+      stats.refusedStreams++
+      return plain(res, 503, `too many event streams open (${maxStreams}); try again later`, { 'Retry-After': '5' })
+    }
     res.writeHead(200, {
       ...SECURITY_HEADERS,
       'Content-Type': 'text/event-stream; charset=utf-8',
@@ -86,13 +116,12 @@ export async function startDashboard(client: Client, options: DashboardOptions =
     })
     if (head) return void res.end()
     res.write(`retry: 2000\n\n`)
-    const send = () => res.write(`event: update\ndata: ${JSON.stringify({ view: ctx.view(), sample: sampler.latest() ?? null })}\n\n`)
-    send()
+    res.write(event ?? update())
     streams.add(res)
-    const off = sampler.onSample(send)
+    stats.streams = streams.size
     res.on('close', () => {
-      off()
       streams.delete(res)
+      stats.streams = streams.size
     })
   }
 
@@ -148,6 +177,7 @@ export async function startDashboard(client: Client, options: DashboardOptions =
     port,
     address,
     sampler,
+    stats,
     close() {
       closing ??= new Promise<void>((resolve) => {
         sampler.stop()

@@ -10,6 +10,7 @@ import { RemoteWorkers } from './remote/listener'
 import { removeSchedulerFile, writeSchedulerFile } from '../comm/scheduler-file'
 import { clusterSettings, type ClusterSettings } from './worker-settings'
 import { VERSION } from '../base/version'
+import { SummaryLog } from '../base/log-summary'
 import type { Thresholds } from '../wire/protocol'
 import { ScatterBackup } from '../scheduler/scatter-backup'
 import { Scheduler } from '../scheduler/scheduler'
@@ -77,10 +78,13 @@ export class LocalCluster {
 
   /** What every worker of this cluster starts with, local or joined. */
   readonly settings: ClusterSettings
+  /** Links closed for a malformed message (`total`), logged one summary line per interval. */
+  readonly malformed: SummaryLog
 
   private constructor(readonly options: LocalClusterOptions) {
     this.scheduler = new Scheduler(options.thresholds)
     this.settings = clusterSettings(options)
+    this.malformed = new SummaryLog(options.log, 'links closed for malformed messages')
   }
 
   static async start(options: LocalClusterOptions): Promise<LocalCluster> {
@@ -102,6 +106,7 @@ export class LocalCluster {
           spillDir: options.spillDir,
           settings: c.settings,
           log: options.log,
+          malformed: c.malformed,
           secret,
           socketDir: sockets.dir,
         }),
@@ -125,6 +130,7 @@ export class LocalCluster {
       tls: o.tls,
       settings: this.settings,
       log: o.log,
+      malformed: this.malformed,
     })
     if (o.schedulerFile) {
       writeSchedulerFile(o.schedulerFile, { address: this.remote.address, version: VERSION, jobId: process.env.SLURM_JOB_ID ?? process.env.PBS_JOBID, pid: process.pid }, secret)
@@ -171,6 +177,7 @@ export class LocalCluster {
       await this.#releaseRemote()
       this.scheduler.close()
       await Promise.all([...this.nannies.map((n) => n.close()), this.scheduler.backup?.close()])
+      this.malformed.flush()
       live.delete(this)
       await this.options.cleanup?.()
     })()

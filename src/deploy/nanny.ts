@@ -13,6 +13,7 @@ import { watchTerminate } from './terminate-watch'
 import { ChildTransport } from '../comm/transport'
 import { workerStart, type ClusterSettings } from './worker-settings'
 import { WorkerHandle } from '../scheduler/state'
+import type { SummaryLog } from '../base/log-summary'
 
 export interface NannyOptions {
   index: number
@@ -21,6 +22,8 @@ export interface NannyOptions {
   spillDir: string
   settings: ClusterSettings
   log?: (level: string, message: string) => void
+  /** Where links closed for a malformed message are counted and logged. */
+  malformed?: SummaryLog
   /** Hex of the cluster's secret, for the workers' data connections. */
   secret: string
   /** Directory for the workers' data sockets (0700). */
@@ -121,6 +124,7 @@ export class Nanny {
         const h = handle
         this.#lostTimer = setTimeout(() => this.scheduler.removeWorker(h, 'its channel closed'), EXIT_WAIT_MS).unref()
       },
+      invalid: (e) => this.opts.malformed?.report(String(e.details.field).replace(/\[\d+\]/g, '[]'), `closed the channel to ${address}: it sent a malformed message: ${e.message}`),
     })
     handle = new WorkerHandle(address, name, this.opts.nthreads, this.opts.memoryLimit, rpc)
     handle.pid = child.pid ?? 0

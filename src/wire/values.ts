@@ -79,3 +79,9 @@ export function encodeRaw(v: unknown, dtype: RawDtype, where: string): Buffer {
   const a = v as ArrayBufferView
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength)
 }
+
+/** A format a peer may name: one of the layouts above, nothing else. */
+export function isValueFormat(f: unknown): f is ValueFormat {
+  if (f === 'v8' || f === 'arraybuffer') return true
+  return typeof f === 'string' && f.startsWith('raw:') && Object.hasOwn(VIEWS, f.slice(4))
+}

@@ -15,6 +15,9 @@ import type { Scheduler } from '../../scheduler/scheduler'
 import { WorkerHandle } from '../../scheduler/state'
 import { VERSION } from '../../base/version'
 import { checkHello, type Hello, type Welcome } from '../../comm/hello'
+import { Admission, type AdmissionLimits } from '../../comm/admission'
+import { SummaryLog } from '../../base/log-summary'
+import { MAX_HELLO_BYTES, MAX_WORKER_MESSAGE_BYTES } from '../../wire/validate'
 
 import { workerStart, type ClusterSettings } from '../worker-settings'
 
@@ -25,6 +28,10 @@ export interface ListenerOptions {
   secret: Buffer
   settings: ClusterSettings
   log?: (level: string, message: string) => void
+  /** Where links closed for a malformed message are counted and logged. */
+  malformed?: SummaryLog
+  /** Bounds on handshakes in progress (default DEFAULT_ADMISSION). */
+  admission?: AdmissionLimits
 }
 
 const HELLO_TIMEOUT_MS = 10_000
@@ -36,8 +43,13 @@ export function pingOf(ttlMs: number): number {
 
 export class RemoteWorkers {
   readonly #sockets = new Set<Socket>()
-  /** Connections refused (bad secret, other version, malformed hello). */
+  /** Connections refused (bad secret, other version, malformed hello, over a cap). */
   refused = 0
+  /** One line per reason and interval, however many connections a flood makes. */
+  readonly refusals: SummaryLog
+  readonly #admission: Admission
+  /** Dropped by the admission caps: their failing handshake is not a second refusal. */
+  readonly #dropped = new WeakSet<Socket>()
 
   private constructor(
     private readonly scheduler: Scheduler,
@@ -45,7 +57,18 @@ export class RemoteWorkers {
     private readonly server: Server,
     /** The address actually bound. */
     readonly address: string,
-  ) {}
+  ) {
+    this.refusals = new SummaryLog(opts.log, 'worker connections refused')
+    this.#admission = new Admission(opts.admission, (socket, reason) => {
+      this.#dropped.add(socket)
+      this.#count(socket, reason)
+    })
+  }
+
+  /** Handshakes in progress now. */
+  get pendingHandshakes(): number {
+    return this.#admission.pending
+  }
 
   static async start(scheduler: Scheduler, opts: ListenerOptions): Promise<RemoteWorkers> {
     let self: RemoteWorkers | undefined
@@ -53,42 +76,55 @@ export class RemoteWorkers {
     const { server, address } = await listen(opts.address, (s) => (self ? self.#accept(s) : pending.push(s)), opts.tls)
     self = new RemoteWorkers(scheduler, opts, server, address)
     // A peer that fails the TLS handshake (no certificate, another CA, plain TCP) never reaches #accept.
-    server.on('tlsClientError', (e: Error, s: Socket) => {
-      self!.refused++
-      opts.log?.('warn', `refused a worker connection from ${s.remoteAddress}:${s.remotePort}: TLS: ${e.message}`)
-    })
+    server.on('tlsClientError', (e: Error, s: Socket) => self!.#count(s, `TLS: ${e.message}`))
     for (const s of pending) self.#accept(s)
     return self
   }
 
-  #refuse(socket: Socket, why: string): void {
+  #count(socket: Socket, why: string): void {
     this.refused++
-    this.opts.log?.('warn', `refused a worker connection from ${socket.remoteAddress}:${socket.remotePort}: ${why}`)
+    this.refusals.report(why, `refused a worker connection from ${socket.remoteAddress}:${socket.remotePort}: ${why}`)
+  }
+
+  /** `reason`: `why` without what the peer chose (a hello's values), to group refusals by. */
+  #refuse(socket: Socket, why: string, reason = why): void {
+    if (!this.#dropped.has(socket)) {
+      this.refused++
+      this.refusals.report(reason, `refused a worker connection from ${socket.remoteAddress}:${socket.remotePort}: ${why}`)
+    }
     socket.destroy()
   }
 
   async #accept(socket: Socket): Promise<void> {
-    this.#sockets.add(socket)
-    socket.once('close', () => this.#sockets.delete(socket))
     socket.on('error', () => socket.destroy())
+    if (!this.#admission.admit(socket)) return
+    this.#sockets.add(socket)
+    socket.once('close', () => {
+      this.#sockets.delete(socket)
+      this.#admission.done(socket)
+    })
     let rest: Buffer
     try {
       rest = await acceptHandshake(socket, this.opts.secret)
     } catch (e: any) {
       return this.#refuse(socket, e.message)
+    } finally {
+      this.#admission.done(socket)
     }
-    const transport = new SocketTransport<WorkerToScheduler | Hello, SchedulerToWorker | Welcome>(socket, rest)
+    // Before its hello is taken, a peer can send no more than a hello can be.
+    const transport = new SocketTransport<WorkerToScheduler | Hello, SchedulerToWorker | Welcome>(socket, rest, MAX_HELLO_BYTES)
     let hello: Hello
     try {
       hello = checkHello(await transport.next(HELLO_TIMEOUT_MS))
     } catch (e: any) {
-      return this.#refuse(socket, e.message)
+      return this.#refuse(socket, e.message, e.details?.field ? `a hello with a bad ${e.details.field}` : e.message)
     }
+    transport.limitFrames(MAX_WORKER_MESSAGE_BYTES)
     const refuse = (code: string, reason: string) => {
       transport.send({ kind: 'refused', code, reason })
       transport.close()
       this.refused++
-      this.opts.log?.('warn', `refused worker ${hello.name} on ${hello.host}: ${reason}`)
+      this.refusals.report(code, `refused worker ${hello.name} on ${hello.host}: ${reason}`)
     }
     if (hello.version !== VERSION) {
       return refuse('ERR_SPILLWAY_VERSION', `it runs spillway ${hello.version} and the scheduler ${VERSION}: install the same version on every node`)
@@ -108,6 +144,7 @@ export class RemoteWorkers {
       heartbeat: (m) => handle && this.scheduler.onHeartbeat(handle, m),
       log: (level, message) => this.opts.log?.(level, `${handle?.address ?? label}: ${message}`),
       closed: () => handle && this.scheduler.removeWorker(handle, 'its connection closed'),
+      invalid: (e) => this.opts.malformed?.report(String(e.details.field).replace(/\[\d+\]/g, '[]'), `closed the connection of worker ${label}: it sent a malformed message: ${e.message}`),
     })
     const config = workerStart(s, this.scheduler.thresholds, this.opts.secret.toString('hex'), {
       address: label,
@@ -125,7 +162,7 @@ export class RemoteWorkers {
       if (typeof hello.jobId === 'string') handle.jobId = hello.jobId
       handle.dataAddress = started.dataAddress
     } catch (e: any) {
-      this.opts.log?.('warn', `worker ${label} failed to start: ${e.message}`)
+      this.refusals.report('failed to start', `worker ${label} failed to start: ${e.message}`)
       transport.close()
       return
     }
@@ -163,5 +200,6 @@ export class RemoteWorkers {
   close(): void {
     this.server.close()
     for (const s of this.#sockets) s.destroy()
+    this.refusals.flush()
   }
 }

@@ -1,0 +1,227 @@
+// The one boundary where a peer's messages become typed values: each kind
+// (and each reply, by the request it answers) is checked for its whole
+// shape before anything else reads it. A peer that holds the secret is
+// still not trusted to send what it should: a `result: null` or a
+// `metrics: {}` read later as numbers would throw inside the scheduler.
+// Extra fields are let through (a newer worker may add some); missing or
+// mistyped ones, and numbers that are not finite where they count bytes,
+// are not.
+
+import { SpillwayError } from '../base/errors'
+import type { Request, WorkerToScheduler } from './protocol'
+import { isValueFormat } from './values'
+
+/**
+ * The longest hello a joining worker can send (a few short strings): a
+ * longer length prefix before the hello is refused before it is read.
+ */
+export const MAX_HELLO_BYTES = 64 * 1024
+
+/**
+ * The longest message a worker sends the scheduler. Values never come this
+ * way, only keys, sizes, metrics, partials and errors; the largest is a
+ * reduce-many reply of one partial per key.
+ */
+export const MAX_WORKER_MESSAGE_BYTES = 64 * 2 ** 20
+
+/** A message of the wrong shape; `details.field` is the path of the first bad part. */
+export class ProtocolError extends SpillwayError {
+  constructor(message: string, field: string) {
+    super('ERR_SPILLWAY_PROTOCOL', message, { field })
+    this.name = 'ProtocolError'
+  }
+}
+
+type Check = (v: unknown, at: string) => void
+
+function brief(v: unknown): string {
+  if (v === null || v === undefined || typeof v === 'number' || typeof v === 'boolean') return String(v)
+  if (typeof v === 'string') return v.length > 40 ? `a string of ${v.length} characters` : JSON.stringify(v)
+  if (Array.isArray(v)) return `an array of ${v.length}`
+  return typeof v
+}
+
+function bad(at: string, expected: string, v: unknown): never {
+  throw new ProtocolError(`${at} is ${brief(v)}; expected ${expected}`, at)
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/** Bytes, counts, seconds: finite and not negative. */
+const amount: Check = (v, at) => {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) bad(at, 'a finite number ≥ 0', v)
+}
+/** A reduction's figures: NaN and ±Infinity are values a chunk can hold. */
+const number: Check = (v, at) => {
+  if (typeof v !== 'number') bad(at, 'a number', v)
+}
+const integer: Check = (v, at) => {
+  if (!Number.isSafeInteger(v) || (v as number) < 0) bad(at, 'an integer ≥ 0', v)
+}
+const fraction: Check = (v, at) => {
+  if (typeof v !== 'number' || !(v > 0 && v <= 1)) bad(at, 'a fraction in (0, 1]', v)
+}
+const str: Check = (v, at) => {
+  if (typeof v !== 'string') bad(at, 'a string', v)
+}
+const bool: Check = (v, at) => {
+  if (typeof v !== 'boolean') bad(at, 'a boolean', v)
+}
+const any: Check = () => {}
+const opt =
+  (c: Check): Check =>
+  (v, at) =>
+    v === undefined || c(v, at)
+const nullable =
+  (c: Check): Check =>
+  (v, at) =>
+    v === null || c(v, at)
+const oneOf =
+  (...values: string[]): Check =>
+  (v, at) => {
+    if (!values.includes(v as string)) bad(at, `one of ${values.join(', ')}`, v)
+  }
+const obj =
+  (fields: Record<string, Check>): Check =>
+  (v, at) => {
+    if (!isObject(v)) bad(at, 'an object', v)
+    for (const [f, c] of Object.entries(fields)) c(v[f], `${at}.${f}`)
+  }
+const arrayOf =
+  (c: Check): Check =>
+  (v, at) => {
+    if (!Array.isArray(v)) bad(at, 'an array', v)
+    for (let i = 0; i < v.length; i++) c(v[i], `${at}[${i}]`)
+  }
+const format: Check = (v, at) => {
+  if (!isValueFormat(v)) bad(at, 'a value format (v8, arraybuffer, raw:<view>)', v)
+}
+
+const THRESHOLDS = obj({ target: fraction, spill: fraction, pause: fraction, terminate: fraction })
+
+const STUCK = obj({
+  reason: oneOf('spill-full', 'spill-failing', 'nothing-to-spill'),
+  since: amount,
+  spillDir: str,
+  freeBytes: opt(amount),
+  waitingBytes: amount,
+  rss: amount,
+  memoryLimit: amount,
+  lastWriteError: opt(str),
+})
+
+export const checkMetrics: Check = obj({
+  managedBytes: amount,
+  memoryBytes: amount,
+  spilledBytes: obj({ memory: amount, disk: amount }),
+  memoryCount: amount,
+  diskCount: amount,
+  spillCount: amount,
+  unspillCount: amount,
+  spillBytesWritten: amount,
+  spillSeconds: amount,
+  unspillBytesRead: amount,
+  unspillSeconds: amount,
+  writeFailures: amount,
+  lastWriteError: opt(str),
+  lastWriteNoSpace: bool,
+  consecutiveWriteFailures: amount,
+  spillBackoffSeconds: amount,
+  targetBytes: amount,
+  rss: amount,
+  status: oneOf('running', 'paused', 'closing'),
+  memoryLimit: amount,
+  thresholds: THRESHOLDS,
+  taskCounts: obj({ executing: amount, done: amount, failed: amount }),
+  timings: obj({ taskSeconds: amount, pausedSeconds: amount }),
+  transfer: obj({ incomingBytes: amount, incomingCount: amount, outgoingBytes: amount, outgoingCount: amount }),
+  stuck: opt(STUCK),
+  time: amount,
+})
+
+const PARTIAL = obj({
+  count: amount,
+  sum: number,
+  comp: number,
+  intSum: opt((v, at) => {
+    if (typeof v !== 'string' || !/^-?\d{1,64}$/.test(v)) bad(at, 'a decimal integer string', v)
+  }),
+  min: number,
+  max: number,
+  m2: number,
+})
+
+const RUN_RESULT = obj({ nbytes: amount, format: opt(format), skipped: opt(bool), metrics: opt(checkMetrics) })
+const WITH_METRICS = obj({ metrics: checkMetrics })
+
+const ERROR = obj({
+  code: opt(str),
+  message: str,
+  remote: opt(obj({ name: str, message: str, stack: opt(str) })),
+  missing: opt(arrayOf(str)),
+  stuck: opt(obj({})),
+})
+
+/** What a request's reply must hold, by the request it answers. */
+const RESULTS: Record<Request['op'], Check> = {
+  start: obj({
+    pid: (v, at) => {
+      if (!Number.isSafeInteger(v) || (v as number) <= 0) bad(at, 'a process id', v)
+    },
+    dataAddress: str,
+  }),
+  run: RUN_RESULT,
+  put: RUN_RESULT,
+  reduce: obj({ partial: nullable(PARTIAL) }),
+  'reduce-many': obj({ partials: arrayOf(nullable(PARTIAL)), unreadable: opt(arrayOf(obj({ key: str, code: str, message: str }))) }),
+  release: WITH_METRICS,
+  'set-thresholds': WITH_METRICS,
+  metrics: WITH_METRICS,
+  // Replies no one reads.
+  cancel: any,
+  ping: any,
+  close: any,
+}
+
+/** The request a reply answers, as far as its checks need it. */
+export interface Asked {
+  op: Request['op']
+  /** How many keys a reduce-many asked for: one partial each. */
+  keys?: number
+}
+
+/**
+ * `m` as a WorkerToScheduler message, or a ProtocolError naming its first
+ * bad field. `asked(id)` is the pending request a reply answers; a reply to
+ * none (a ping's, a late one) is checked as far as its envelope.
+ */
+export function checkWorkerMessage(m: unknown, asked: (id: number) => Asked | undefined): WorkerToScheduler {
+  if (!isObject(m)) bad('message', 'an object', m)
+  switch (m.kind) {
+    case 'heartbeat':
+      checkMetrics(m.metrics, 'heartbeat.metrics')
+      break
+    case 'log':
+      oneOf('warn', 'info')(m.level, 'log.level')
+      str(m.message, 'log.message')
+      break
+    case 'reply': {
+      integer(m.id, 'reply.id')
+      bool(m.ok, 'reply.ok')
+      if (!m.ok) {
+        ERROR(m.error, 'reply.error')
+        break
+      }
+      const a = asked(m.id as number)
+      if (!a) break
+      RESULTS[a.op](m.result, `reply to ${a.op}.result`)
+      if (a.op === 'reduce-many' && (m.result as { partials: unknown[] }).partials.length !== a.keys) {
+        bad(`reply to reduce-many.result.partials`, `${a.keys} partials, one per key`, (m.result as { partials: unknown[] }).partials)
+      }
+      break
+    }
+    default:
+      bad('message.kind', 'heartbeat, log or reply', m.kind)
+  }
+  return m as unknown as WorkerToScheduler
+}
