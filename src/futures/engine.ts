@@ -8,11 +8,12 @@ import { DataClient } from '../comm/data-client'
 import type { DepRef, TaskFn } from '../wire/protocol'
 import type { Scheduler, TaskSubmission } from '../scheduler/scheduler'
 import type { TaskRecord } from '../scheduler/state'
-import { ArgumentError, SpillwayError, type ConfigProblem } from '../base/errors'
+import { ArgumentError, ClusterClosedError, SpillwayError, type ConfigProblem } from '../base/errors'
 import { describeFunction, functionLabel, type FnDesc, type TaskFunction } from '../wire/functions'
 import { Future, type FutureOwner } from './future'
 import { extract, place } from '../wire/nesting'
 import { decodeValue, encodeValue } from '../wire/values'
+import { unsendable } from '../wire/cloneable'
 
 export interface SubmitOptions {
   /** The task's key; by default made from the function's name and a hash (pure) or a random id. */
@@ -58,6 +59,9 @@ function optionProblems(o: unknown, what: 'submit' | 'map', n = 0): ConfigProble
 export class FutureEngine implements FutureOwner {
   readonly id = randomUUID()
   readonly #data: DataClient
+  #closeWaits!: (e: Error) => void
+  /** Rejects when the client closes: every wait of its Futures races it. */
+  readonly #closed = new Promise<never>((_, reject) => (this.#closeWaits = reject))
 
   constructor(
     private readonly scheduler: Scheduler,
@@ -65,6 +69,11 @@ export class FutureEngine implements FutureOwner {
     private readonly check: () => void,
   ) {
     this.#data = new DataClient(Buffer.from(secret, 'hex'))
+    this.#closed.catch(() => {})
+  }
+
+  unlessClosed<T>(p: Promise<T>): Promise<T> {
+    return Promise.race([p, this.#closed])
   }
 
   record(key: string): TaskRecord | undefined {
@@ -96,13 +105,20 @@ export class FutureEngine implements FutureOwner {
     const { value, slots } = this.#inputs(args, field)
     const deps: DepRef[] = slots.map(({ item, path }) => ({ key: item.key, path }))
     const label = functionLabel(desc)
+    // Caught here, a task that cannot be sent fails at submit, naming the part that cannot go.
+    const refuse = (bad = unsendable(value, field)) => {
+      if (!bad) return
+      throw new ArgumentError([{ field: bad.path, value: bad.what, allowed: 'values structured clone accepts: no functions, symbols or host objects (pass a module function by reference, or compute the value inside the task)' }], 'task arguments')
+    }
+    if (key !== undefined || !pure) refuse()
     if (key === undefined) {
       if (pure) {
         let bytes: Buffer
         try {
           bytes = serialize([value, deps.map((d) => d.key)])
         } catch (e: any) {
-          throw new ArgumentError([{ field, value: e?.message, allowed: 'values structured clone accepts (no functions, symbols or class instances with private state)' }], 'task arguments')
+          refuse()
+          throw e
         }
         key = `${label}-${createHash('sha256').update(desc.id).update(bytes).digest('hex').slice(0, 32)}`
       } else key = `${label}-${randomUUID()}`
@@ -211,7 +227,7 @@ export class FutureEngine implements FutureOwner {
     this.check()
     const { value, slots } = this.#inputs(nested, 'futures')
     const keys = [...new Set(slots.map((s) => s.item.key))]
-    const got = await this.#fetchMany(keys)
+    const got = await this.unlessClosed(this.#fetchMany(keys))
     const values = slots.map((s) => got.get(s.item.key))
     let out = value
     slots.forEach((s, i) => (out = place(out, s.path, values[i])))
@@ -219,6 +235,7 @@ export class FutureEngine implements FutureOwner {
   }
 
   close(): void {
+    this.#closeWaits(new ClusterClosedError('client'))
     this.#data.close()
   }
 }

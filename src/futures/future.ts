@@ -15,6 +15,8 @@ export interface FutureOwner {
   fetch(key: string): Promise<unknown>
   cancel(keys: string[]): void
   release(key: string): void
+  /** `p`, or the owner's ClusterClosedError should it close first: nothing waits on a closed client. */
+  unlessClosed<T>(p: Promise<T>): Promise<T>
 }
 
 const registry = new FinalizationRegistry<{ owner: FutureOwner; key: string }>(({ owner, key }) => owner.release(key))
@@ -61,19 +63,19 @@ export class Future {
 
   /** Resolves when the task has finished, failed or been cancelled. */
   async settled(): Promise<void> {
-    await this.#live().whenDone()
+    await this.owner.unlessClosed(this.#live().whenDone())
   }
 
   /** The value, fetched from the worker that holds it; rejects with the task's error. */
   async result(): Promise<unknown> {
-    await this.#live().whenInMemory()
-    return this.owner.fetch(this.key)
+    await this.owner.unlessClosed(this.#live().whenInMemory())
+    return this.owner.unlessClosed(this.owner.fetch(this.key))
   }
 
   /** The task's error once it has failed, or undefined once it has finished. */
   async exception(): Promise<Error | undefined> {
     try {
-      await this.#live().whenInMemory()
+      await this.owner.unlessClosed(this.#live().whenInMemory())
       return undefined
     } catch (e) {
       return e as Error
