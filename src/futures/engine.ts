@@ -101,12 +101,13 @@ export class FutureEngine implements FutureOwner {
     return found
   }
 
-  #submission(desc: FnDesc, args: unknown[], opts: Omit<SubmitOptions, 'key'>, key: string | undefined, pure: boolean, field: string): TaskSubmission {
+  /** `field` names `args` in errors; `item`: it names `args[0]` (map's items). */
+  #submission(desc: FnDesc, args: unknown[], opts: Omit<SubmitOptions, 'key'>, key: string | undefined, pure: boolean, field: string, item = false): TaskSubmission {
     const { value, slots } = this.#inputs(args, field)
     const deps: DepRef[] = slots.map(({ item, path }) => ({ key: item.key, path }))
     const label = functionLabel(desc)
     // Caught here, a task that cannot be sent fails at submit, naming the part that cannot go.
-    const refuse = (bad = unsendable(value, field)) => {
+    const refuse = (bad = unsendable(item ? (value as unknown[])[0] : value, field)) => {
       if (!bad) return
       throw new ArgumentError([{ field: bad.path, value: bad.what, allowed: 'values structured clone accepts: no functions, symbols or host objects (pass a module function by reference, or compute the value inside the task)' }], 'task arguments')
     }
@@ -158,7 +159,7 @@ export class FutureEngine implements FutureOwner {
     const problems = optionProblems(options, 'map', list.length)
     if (problems.length) throw new ArgumentError(problems, 'map options')
     const pure = options.pure ?? desc.kind === 'module'
-    const subs = list.map((item, i) => this.#submission(desc, [item], options, options.key?.[i], pure, `items[${i}]`))
+    const subs = list.map((item, i) => this.#submission(desc, [item], options, options.key?.[i], pure, `items[${i}]`, true))
     return this.scheduler.submit(subs).map((t) => new Future(t.key, this))
   }
 

@@ -60,6 +60,12 @@ export class Restrictions {
     return new NoAllowedWorkerError(t.key, [...t.restrict], live)
   }
 
+  /** Fails `t` if it is still to run and its restriction cannot be met. */
+  failIfUnmet(t: TaskRecord): void {
+    const e = t.restrict && waiting(t) ? this.unmet(t) : undefined
+    if (e) this.host.fail(t, e)
+  }
+
   /** Fails every task still to run whose restriction can no longer be met. */
   check(): void {
     const failing: [TaskRecord, Error][] = []

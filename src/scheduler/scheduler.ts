@@ -145,13 +145,13 @@ export class Scheduler extends EventEmitter {
         this.tasks.set(s.key, t)
         this.totalTasks++
         const failed = deps.find((d) => d.state === 'erred')
-        const unmet = this.#restrictions.unmet(t)
-        if (failed || unmet) this.fail(t, failed?.error ?? unmet!)
+        if (failed) this.fail(t, failed.error!)
         else this.#requeue(t, false)
       } else if (t.state === 'released') this.#requeue(t, false)
       if (s.hold !== false) t.refs++
       out.push(t)
     }
+    for (const t of out) this.#restrictions.failIfUnmet(t) // once held, so the Future sees the error
     this.pump()
     return out
   }
