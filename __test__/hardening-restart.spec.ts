@@ -7,10 +7,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { schedulerWorkers, setupClient } from 'spillway'
-import { alive, until } from './cluster-helpers'
+import { alive } from './cluster-helpers'
 
 const BIN = join(__dirname, '..', 'bin', 'spillway.js')
 const PRELOAD = join(__dirname, 'fixtures', 'count-workers.cjs')
+const fn = (name: string) => ({ module: join(__dirname, 'fixtures', 'tasks', 'hardening.mjs'), name })
 const SIZE = ['--nworkers', '1', '--max-mem-gb', '3', '--reserve-mem-gb', '1']
 /** Only turns a hang into a failure. */
 const HANG_MS = 120_000
@@ -104,4 +105,29 @@ test('a worker that keeps dying as it starts is started again ever more slowly, 
   const pids = started(count)
   t.is(pids.length, 9, 'bounded')
   t.false(pids.some(alive))
+})
+
+test('a local worker that keeps dying soon after it starts is given up after a bound; work restricted to its name then fails with ERR_SPILLWAY_NO_WORKER', async (t) => {
+  t.timeout(HANG_MS + 60_000)
+  const { client, cluster } = await setupClient({ workloadType: 'cpu', maxWorkers: 2, maxMemGb: 3, reserveMemGb: 1, dashboard: false, silenceLogs: true })
+  t.teardown(async () => {
+    await client.close()
+    await cluster.close()
+  })
+  const find = async () => Object.values(await schedulerWorkers(client)).find((w) => w.name === 'worker-0')
+  const pids = new Set<number>()
+  const deadline = Date.now() + HANG_MS
+  while (cluster.nannies[0].status !== 'closed') {
+    if (Date.now() > deadline) throw new Error(`still restarting after ${pids.size} deaths`)
+    const w = await find()
+    if (w && !pids.has(w.pid)) {
+      pids.add(w.pid)
+      process.kill(w.pid, 'SIGKILL')
+    }
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  t.is(pids.size, 9, 'restarted 8 times, then given up')
+  t.is(await find(), undefined)
+  await t.throwsAsync(() => client.submit(fn('pid'), [], { workers: ['worker-0'], pure: false }).result(), { code: 'ERR_SPILLWAY_NO_WORKER' })
+  t.is(typeof (await client.submit(fn('pid'), [], { workers: ['worker-1'], pure: false }).result()), 'number', 'the other worker still computes')
 })

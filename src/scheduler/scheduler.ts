@@ -40,6 +40,7 @@ export class Scheduler extends EventEmitter {
   #seq = 0
   readonly #life = new Lifetimes(this.tasks, () => this.backup)
   readonly #restrictions = new Restrictions(this)
+  readonly #slow = (w: WorkerHandle) => markUnresponsive(this, w, RESPONSE_TIMEOUT_MS)
   readonly #sent = new WeakMap<TaskRecord, Promise<unknown>>() // each task's latest run: has a cancelled one stopped?
   totalTasks = 0
   peakMemoryBytes = 0
@@ -374,13 +375,12 @@ export class Scheduler extends EventEmitter {
   /** Applies new thresholds on every live worker at once. */
   async setThresholds(t: Partial<Thresholds>): Promise<void> {
     this.thresholds = { ...this.thresholds, ...t }
-    await askAll(this.workers.values(), { op: 'set-thresholds', thresholds: t }, (w, m) => this.onHeartbeat(w, m), true)
+    await askAll(this.workers.values(), { op: 'set-thresholds', thresholds: t }, (w, m) => this.onHeartbeat(w, m), true, { ms: RESPONSE_TIMEOUT_MS, slow: this.#slow })
   }
 
   /** Fresh metrics from every worker (the last heartbeat of one lost, or too slow to answer: marked unresponsive). */
   async refreshMetrics(): Promise<void> {
-    const slow = (w: WorkerHandle) => markUnresponsive(this, w, RESPONSE_TIMEOUT_MS)
-    await askAll(this.workers.values(), { op: 'metrics' }, (w, m) => this.onHeartbeat(w, m), false, { ms: RESPONSE_TIMEOUT_MS, slow })
+    await askAll(this.workers.values(), { op: 'metrics' }, (w, m) => this.onHeartbeat(w, m), false, { ms: RESPONSE_TIMEOUT_MS, slow: this.#slow })
   }
 
   close(): void {
