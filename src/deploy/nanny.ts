@@ -192,7 +192,9 @@ export class Nanny {
     const child = this.#child
     if (!child || child.exitCode !== null || child.signalCode !== null) return
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-    this.#handle?.rpc.request({ op: 'close' }).catch(() => {})
+    // A worker still starting (a restart under way) has no channel to be asked on yet.
+    if (this.#handle?.alive && this.#handle.pid === child.pid) this.#handle.rpc.request({ op: 'close' }).catch(() => {})
+    else child.kill('SIGKILL')
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
     await exited
     clearTimeout(timer)
