@@ -86,11 +86,13 @@ test('a restriction no live or restarting worker can meet fails with ERR_SPILLWA
   t.is(await bounded(client.submit(fn('pid'), [], { workers: [a.address, b.name], pure: false }).result(), 'a restriction one live worker meets'), b.pid)
 })
 
-test('a cancelled task that never returns has its worker restarted after a grace period; work runs there again', async (t) => {
+test('a cancelled task that never returns has its worker restarted after a grace period; what it held is recomputed and work runs there again', async (t) => {
   const { client } = await cluster(t)
   const dir = scratch(t)
   const [a] = await byName(client)
   const marker = join(dir, 'started')
+  const held = client.submit(fn('pid'), [], { workers: [a.name], pure: false })
+  const heldBy = await bounded(held.result(), 'a value held there')
   const stubborn = client.submit(fn('ignoreCancel'), [marker], { workers: [a.name], pure: false })
   await until(() => existsSync(marker), 20_000, 'the task to start')
   const pid = Number(readFileSync(marker, 'utf8'))
@@ -99,6 +101,8 @@ test('a cancelled task that never returns has its worker restarted after a grace
   await bounded(until(() => !alive(pid), HANG_MS, 'the worker to be restarted'), 'the restart')
   const after = await bounded(client.submit(fn('pid'), [], { workers: [a.name], pure: false }).result(), 'work on the restarted worker')
   t.not(after, pid)
+  t.is(heldBy, pid)
+  t.is(await bounded(held.result(), 'the value it held'), after, 'recomputed on the new process, as for any lost worker')
 })
 
 test('a worker whose event loop a task blocks is reported unresponsive by schedulerWorkers, and the work it had not started runs elsewhere', async (t) => {
