@@ -108,6 +108,24 @@ export class WorkerStuckError extends SpillwayError {
   }
 }
 
+/**
+ * Work restricted (`workers: [...]`) to workers none of which is alive or
+ * restarting. A name follows a worker across its nanny's restarts; an
+ * address names one incarnation only, so a restriction by the address of a
+ * worker that died can never be met again (as in Dask).
+ */
+export class NoAllowedWorkerError extends SpillwayError {
+  constructor(key: string, allowed: string[], live: string[]) {
+    super(
+      'ERR_SPILLWAY_NO_WORKER',
+      `${JSON.stringify(key)} may only run on ${allowed.map((a) => JSON.stringify(a)).join(', ')}, and no such worker is alive or restarting ` +
+        '(a restarted worker keeps its name but gets a new address: restrict by name to follow it)',
+      { key, workers: allowed, live },
+    )
+    this.name = 'NoAllowedWorkerError'
+  }
+}
+
 export class ClusterClosedError extends SpillwayError {
   constructor(what = 'cluster') {
     super('ERR_SPILLWAY_CLOSED', `the ${what} is closed`)

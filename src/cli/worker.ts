@@ -81,7 +81,7 @@ export async function run(argv: string[]): Promise<number> {
     },
     stop.signal,
   )
-  const failed = ends.find((e) => e.reason === 'refused' || e.reason === 'unreachable')
+  const failed = ends.find((e) => e.reason === 'refused' || e.reason === 'failed' || e.reason === 'unreachable')
   log(`workers stopped: ${failed?.message ?? ends[0]?.message ?? 'no workers'}`)
   return failed ? 1 : 0
 }

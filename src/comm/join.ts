@@ -24,6 +24,8 @@ export const JOIN_ENV = 'SPILLWAY_JOIN'
 /** Exit codes of a joining worker process, for its nanny. */
 export const EXIT_REFUSED = 3
 export const EXIT_UNREACHABLE = 4
+/** It could not even try: no readable secret, a malformed join spec. A restart reads the same files, so its nanny stops. */
+export const EXIT_CONFIG = 5
 
 export async function joinScheduler(
   scheduler: string,

@@ -97,6 +97,7 @@ export class LocalCluster {
     if (sockets.remove) c.#onClose.push(sockets.remove)
     c.scheduler.backup = new ScatterBackup(join(options.spillDir, 'scattered'), undefined, options.codec)
     c.secret = secret
+    c.#logHealth()
     for (let i = 0; i < options.nWorkers; i++) {
       c.nannies.push(
         new Nanny(c.scheduler, {
@@ -120,6 +121,14 @@ export class LocalCluster {
       throw e
     }
     return c
+  }
+
+  /** Says when a worker stops answering, and when it answers again. */
+  #logHealth(): void {
+    const log = this.options.log
+    if (!log) return
+    this.scheduler.on('worker-unresponsive', (w, ms) => log('warn', `worker ${w.address} (${w.name}) has not answered for ${ms / 1000} s (is a task blocking its event loop?): marked unresponsive, no new work goes to it and the work it has not started moves to other workers`))
+    this.scheduler.on('worker-responsive', (w) => log('info', `worker ${w.address} (${w.name}) answers again`))
   }
 
   async #listen(address: string, secret: Buffer): Promise<void> {

@@ -1,6 +1,9 @@
 // The nanny starts a worker process, watches its memory from outside, kills
 // it at the terminate threshold, and starts a replacement whenever it dies,
-// as Dask's Nanny does. Each incarnation is a new worker with a new address.
+// as Dask's Nanny does. Each incarnation is a new worker process with a new
+// address under the same name, so work restricted to the name follows it.
+// One that keeps dying soon after it starts is started ever more slowly, and
+// not again past a bound (restart-policy.ts).
 
 import { fork, type ChildProcess } from 'node:child_process'
 import { rm } from 'node:fs/promises'
@@ -14,6 +17,7 @@ import { ChildTransport } from '../comm/transport'
 import { workerStart, type ClusterSettings } from './worker-settings'
 import { WorkerHandle } from '../scheduler/state'
 import type { SummaryLog } from '../base/log-summary'
+import { crashBackoff } from './restart-policy'
 
 export interface NannyOptions {
   index: number
@@ -66,6 +70,8 @@ export class Nanny {
   #lostTimer: NodeJS.Timeout | undefined
   #incarnation = 0
   #closing = false
+  readonly #crashes = crashBackoff()
+  #gaveUp = false
   restarts = 0
   kills = 0
 
@@ -83,7 +89,7 @@ export class Nanny {
   }
 
   get status(): 'running' | 'restarting' | 'closed' {
-    if (this.#closing) return 'closed'
+    if (this.#closing || this.#gaveUp) return 'closed'
     return this.#handle?.alive ? 'running' : 'restarting'
   }
 
@@ -105,8 +111,8 @@ export class Nanny {
 
   async #startOnce(): Promise<WorkerHandle> {
     const n = this.#incarnation++
-    const name = `worker-${this.opts.index}.${n}`
-    const address = `ipc://127.0.0.1/${name}`
+    const name = `worker-${this.opts.index}`
+    const address = `ipc://127.0.0.1/${name}.${n}`
     const child = forkWorker(this.opts.nthreads)
     this.#child = child
     const transport = new ChildTransport<WorkerToScheduler, SchedulerToWorker>(child)
@@ -128,6 +134,10 @@ export class Nanny {
     })
     handle = new WorkerHandle(address, name, this.opts.nthreads, this.opts.memoryLimit, rpc)
     handle.pid = child.pid ?? 0
+    handle.restart = (why) => {
+      this.opts.log?.('warn', `${address}: ${why}`)
+      child.kill('SIGKILL')
+    }
     let ready = false
     child.once('exit', (code, signal) => this.#onExit(handle!, code, signal, ready))
     const config = workerStart(this.opts.settings, this.scheduler.thresholds, this.opts.secret, {
@@ -136,7 +146,7 @@ export class Nanny {
       nthreads: this.opts.nthreads,
       memoryLimit: this.opts.memoryLimit,
       spillDir: this.opts.spillDir,
-      dataAddress: `unix:${join(this.opts.socketDir, `${name}.sock`)}`,
+      dataAddress: `unix:${join(this.opts.socketDir, `${name}.${n}.sock`)}`,
     })
     const started = await rpc.request<{ pid: number; dataAddress: string }>({ op: 'start', config })
     handle.dataAddress = started.dataAddress
@@ -166,16 +176,27 @@ export class Nanny {
     clearTimeout(this.#lostTimer)
     this.scheduler.removeWorker(handle, signal ? `killed by ${signal}` : `exited with code ${code}`)
     // The dead incarnation's spill files are useless: its chunks are recomputed.
-    void rm(join(this.opts.spillDir, handle.name), { recursive: true, force: true })
-    void rm(join(this.opts.socketDir, `${handle.name}.sock`), { force: true })
+    void rm(join(this.opts.spillDir, `${handle.name}-${handle.pid}`), { recursive: true, force: true })
+    void rm(join(this.opts.socketDir, `${handle.address.slice(handle.address.lastIndexOf('/') + 1)}.sock`), { force: true })
     // One that died while starting is started again by start().
     if (this.#closing || this.scheduler.closed || !ready) return
-    if (this.restarts >= MAX_RESTARTS) {
-      this.opts.log?.('warn', `worker ${this.opts.index} restarted ${MAX_RESTARTS} times; giving up`)
-      return
-    }
+    const why = signal ? `killed by ${signal}` : `exited with code ${code}`
+    const delay = this.restarts >= MAX_RESTARTS ? 'give-up' : this.#crashes.next(Date.now() - handle.startedAt)
+    if (delay === 'give-up') return this.#giveUp(`${handle.name} died ${this.restarts >= MAX_RESTARTS ? `after ${MAX_RESTARTS} restarts` : `${this.#crashes.count} times in a row soon after starting`} (last: ${why}); not starting it again`)
+    if (delay > 0) this.opts.log?.('warn', `${handle.name} ${why}; starting it again in ${(delay / 1000).toFixed(1)} s`)
     this.restarts++
-    this.start().catch((e) => this.opts.log?.('warn', `restart of worker ${this.opts.index} failed: ${e.message}`))
+    const timer = setTimeout(() => {
+      if (this.#closing || this.scheduler.closed) return
+      this.start().catch((e) => this.#giveUp(`restart of ${handle.name} failed: ${e.message}`))
+    }, delay)
+    timer.unref()
+  }
+
+  /** Stops for good, saying so: work only this worker could run fails with a coded error. */
+  #giveUp(message: string): void {
+    this.#gaveUp = true
+    this.opts.log?.('error', message)
+    this.scheduler.workerGone(`worker-${this.opts.index}`)
   }
 
   /** Asks the worker to close (it removes its files), then makes sure it is gone. */
@@ -186,7 +207,9 @@ export class Nanny {
     const child = this.#child
     if (!child || child.exitCode !== null || child.signalCode !== null) return
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-    this.#handle?.rpc.request({ op: 'close' }).catch(() => {})
+    // A worker still starting (a restart under way) has no channel to be asked on yet.
+    if (this.#handle?.alive && this.#handle.pid === child.pid) this.#handle.rpc.request({ op: 'close' }).catch(() => {})
+    else child.kill('SIGKILL')
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
     await exited
     clearTimeout(timer)

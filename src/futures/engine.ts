@@ -8,13 +8,14 @@ import { DataClient } from '../comm/data-client'
 import type { DepRef, TaskFn } from '../wire/protocol'
 import type { Scheduler, TaskSubmission } from '../scheduler/scheduler'
 import type { TaskRecord } from '../scheduler/state'
-import { ArgumentError, SpillwayError, type ConfigProblem } from '../base/errors'
+import { ArgumentError, ClusterClosedError, SpillwayError, type ConfigProblem } from '../base/errors'
 import { describeFunction, functionLabel, type FnDesc, type TaskFunction } from '../wire/functions'
 import { Future, Share, type FutureOwner } from './future'
 import { checkKeys } from '../wire/keys'
 import { scatterTooLarge } from './scatter-limit'
 import { extract, place } from '../wire/nesting'
 import { decodeValue, encodeValue } from '../wire/values'
+import { unsendable } from '../wire/cloneable'
 
 export interface SubmitOptions {
   /** The task's key; by default made from the function's name and a hash (pure) or a random id. */
@@ -65,6 +66,9 @@ export class FutureEngine implements FutureOwner {
   readonly id = randomUUID()
   readonly #data: DataClient
   readonly #shares = new Map<string, Share>()
+  #closeWaits!: (e: Error) => void
+  /** Rejects when the client closes: every wait of its Futures races it. */
+  readonly #closed = new Promise<never>((_, reject) => (this.#closeWaits = reject))
 
   constructor(
     private readonly scheduler: Scheduler,
@@ -72,6 +76,11 @@ export class FutureEngine implements FutureOwner {
     private readonly check: () => void,
   ) {
     this.#data = new DataClient(Buffer.from(secret, 'hex'))
+    this.#closed.catch(() => {})
+  }
+
+  unlessClosed<T>(p: Promise<T>): Promise<T> {
+    return Promise.race([p, this.#closed])
   }
 
   record(key: string): TaskRecord | undefined {
@@ -141,17 +150,25 @@ export class FutureEngine implements FutureOwner {
     return found
   }
 
-  #submission(desc: FnDesc, args: unknown[], opts: Omit<SubmitOptions, 'key'>, key: string | undefined, pure: boolean, field: string): TaskSubmission {
+  /** `field` names `args` in errors; `item`: it names `args[0]` (map's items). */
+  #submission(desc: FnDesc, args: unknown[], opts: Omit<SubmitOptions, 'key'>, key: string | undefined, pure: boolean, field: string, item = false): TaskSubmission {
     const { value, slots } = this.#inputs(args, field)
     const deps: DepRef[] = slots.map(({ item, path }) => ({ key: item.key, path }))
     const label = functionLabel(desc)
+    // Caught here, a task that cannot be sent fails at submit, naming the part that cannot go.
+    const refuse = (bad = unsendable(item ? (value as unknown[])[0] : value, field)) => {
+      if (!bad) return
+      throw new ArgumentError([{ field: bad.path, value: bad.what, allowed: 'values structured clone accepts: no functions, symbols or host objects (pass a module function by reference, or compute the value inside the task)' }], 'task arguments')
+    }
+    if (key !== undefined || !pure) refuse()
     if (key === undefined) {
       if (pure) {
         let bytes: Buffer
         try {
           bytes = serialize([value, deps.map((d) => d.key)])
         } catch (e: any) {
-          throw new ArgumentError([{ field, value: e?.message, allowed: 'values structured clone accepts (no functions, symbols or class instances with private state)' }], 'task arguments')
+          refuse()
+          throw e
         }
         key = `${label}-${createHash('sha256').update(desc.id).update(bytes).digest('hex').slice(0, 32)}`
       } else key = `${label}-${randomUUID()}`
@@ -192,7 +209,7 @@ export class FutureEngine implements FutureOwner {
     const problems = optionProblems(options, 'map', list.length)
     if (problems.length) throw new ArgumentError(problems, 'map options')
     const pure = options.pure ?? desc.kind === 'module'
-    const subs = list.map((item, i) => this.#submission(desc, [item], options, options.key?.[i], pure, `items[${i}]`))
+    const subs = list.map((item, i) => this.#submission(desc, [item], options, options.key?.[i], pure, `items[${i}]`, true))
     checkKeys(subs.map((sub, i) => ({ key: sub.key, field: options.key ? `options.key[${i}]` : `key of items[${i}] (made from the function name)` })), 'map options')
     return this.scheduler.submit(subs).map((t) => new Future(t.key, this))
   }
@@ -271,7 +288,7 @@ export class FutureEngine implements FutureOwner {
     this.check()
     const { value, slots } = this.#inputs(nested, 'futures')
     const keys = [...new Set(slots.map((s) => s.item.key))]
-    const got = await this.#holding(keys, () => this.#fetchMany(keys))
+    const got = await this.unlessClosed(this.#holding(keys, () => this.#fetchMany(keys)))
     const values = slots.map((s) => got.get(s.item.key))
     let out = value
     slots.forEach((s, i) => (out = place(out, s.path, values[i])))
@@ -279,6 +296,7 @@ export class FutureEngine implements FutureOwner {
   }
 
   close(): void {
+    this.#closeWaits(new ClusterClosedError('client'))
     this.#data.close()
   }
 }

@@ -43,6 +43,8 @@ export interface FutureOwner {
   /** One more Future of `key`: the client's share of it. */
   share(key: string): Share
   release(key: string, share: Share): void
+  /** `p`, or the owner's ClusterClosedError should it close first: nothing waits on a closed client. */
+  unlessClosed<T>(p: Promise<T>): Promise<T>
 }
 
 const registry = new FinalizationRegistry<{ owner: FutureOwner; key: string; share: Share }>(({ owner, key, share }) => owner.release(key, share))
@@ -99,21 +101,21 @@ export class Future {
   /** Resolves when the task has finished, failed or been cancelled. */
   async settled(): Promise<void> {
     if (this.cancelledError) return
-    await this.#share.race(this.#live().whenInMemory()).catch(() => {})
+    await this.owner.unlessClosed(this.#share.race(this.#live().whenInMemory()).catch(() => {}))
   }
 
   /** The value, fetched from the worker that holds it; rejects with the task's error. */
   async result(): Promise<unknown> {
-    await this.#share.race(this.#live().whenInMemory())
+    await this.owner.unlessClosed(this.#share.race(this.#live().whenInMemory()))
     // fetch holds the key itself until the value is in: this Future may be
     // collected meanwhile (`await client.submit(...).result()` keeps none).
-    return this.#share.race(this.owner.fetch(this.key))
+    return this.owner.unlessClosed(this.#share.race(this.owner.fetch(this.key)))
   }
 
   /** The task's error once it has failed, or undefined once it has finished. */
   async exception(): Promise<Error | undefined> {
     try {
-      await this.#share.race(this.#live().whenInMemory())
+      await this.owner.unlessClosed(this.#share.race(this.#live().whenInMemory()))
       return undefined
     } catch (e) {
       return e as Error

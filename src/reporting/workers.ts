@@ -16,6 +16,8 @@ export interface WorkerInfo {
   memoryLimit: number
   nthreads: number
   status: WorkerStatus
+  /** It left a request unanswered past the scheduler's timeout (a task blocking its event loop?): no new work goes to it until it answers again. */
+  unresponsive: boolean
   /** Set while the worker is stuck: paused, unable to spill, no progress (why, where it spills, free and waiting bytes). */
   stuck?: StuckReport
   thresholds: Thresholds
@@ -37,6 +39,7 @@ export async function schedulerWorkers(client: Client): Promise<Record<string, W
       memoryLimit: w.memoryLimit,
       nthreads: w.nthreads,
       status: w.status,
+      unresponsive: w.unresponsive,
       ...(w.stuck ? { stuck: w.stuck } : {}),
       thresholds: w.metrics?.thresholds ?? client.scheduler.thresholds,
       tasks: { held: w.held.size, processing: w.processing.size },

@@ -3,6 +3,7 @@
 // whose inputs are large and sit on a worker that is only busy waits for it
 // rather than moving them.
 
+import type { Inputs } from '../wire/protocol'
 import type { TaskRecord } from './state'
 import type { WorkerHandle } from './state'
 
@@ -53,4 +54,12 @@ export function pickWorker(workers: Iterable<WorkerHandle>, t: TaskRecord): Work
   if (holder?.available) return holder
   if (holder && holder.status === 'running' && most >= MOVE_BYTES && most * 2 >= total) return 'later'
   return best ?? 'later'
+}
+
+/** Where a run finds its inputs: held on `w`, or at another worker's data address. */
+export function inputsFor(t: TaskRecord, w: WorkerHandle): Inputs {
+  // Keyed by user keys: a key named '__proto__' must stay a key.
+  const inputs: Inputs = Object.create(null)
+  for (const d of t.deps) inputs[d.key] = { format: d.format, nbytes: d.nbytes, address: d.worker && d.worker !== w ? d.worker.dataAddress : undefined }
+  return inputs
 }

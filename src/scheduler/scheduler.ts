@@ -4,11 +4,11 @@
 // through here: only keys, sizes, addresses and partials.
 
 import { EventEmitter } from 'node:events'
-import { KilledWorkerError, SpillwayError } from '../base/errors'
+import { ClusterClosedError, KilledWorkerError, SpillwayError } from '../base/errors'
 import type { ValueFormat } from '../wire/values'
 import type { ReducePartial } from '../native/spill-buffer'
-import { pickWorker } from './placement'
-import type { Inputs, RunResult, TaskFn, Thresholds, WorkerMetrics } from '../wire/protocol'
+import { inputsFor, pickWorker } from './placement'
+import type { RunResult, Thresholds, WorkerMetrics } from '../wire/protocol'
 import { reduceWhereHeld } from './reductions'
 import { WorkerLostError } from '../comm/rpc'
 import type { ScatterBackup } from './scatter-backup'
@@ -17,18 +17,16 @@ import { askAll } from './ask-all'
 import { settleStuckWork } from './stuck-work'
 import { Lifetimes } from './lifetimes'
 import { TaskRecord, type TaskSubmission, type WorkerHandle } from './state'
+import { Restrictions } from './restrictions'
+import { markResponsive, markUnresponsive, RESPONSE_TIMEOUT_MS, watchCancelled } from './watchdog'
+import { clusterTotals, type ClusterTotals } from './totals'
 
 export type { TaskSubmission } from './state'
 export { MAX_RECOMPUTES } from './reductions'
+export type { ClusterTotals } from './totals'
 
 /** A task killing this many workers fails with KilledWorkerError (Dask's allowed-failures + 1). */
 export const ALLOWED_KILLS = 3
-
-export interface ClusterTotals {
-  workers: number
-  memoryBytes: number
-  spillBytes: number
-}
 
 const live = (s: TaskRecord['state']) => s === 'waiting' || s === 'queued' || s === 'processing'
 
@@ -40,6 +38,9 @@ export class Scheduler extends EventEmitter {
   #closed = false
   #seq = 0
   readonly #life = new Lifetimes(this.tasks, () => this.backup)
+  readonly #restrictions = new Restrictions(this)
+  readonly #slow = (w: WorkerHandle) => markUnresponsive(this, w, RESPONSE_TIMEOUT_MS)
+  readonly #sent = new WeakMap<TaskRecord, Promise<unknown>>() // each task's latest run: has a cancelled one stopped?
   totalTasks = 0
   peakMemoryBytes = 0
   peakSpillBytes = 0
@@ -59,6 +60,7 @@ export class Scheduler extends EventEmitter {
 
   addWorker(w: WorkerHandle): void {
     this.workers.set(w.address, w)
+    this.#restrictions.joined(w)
     this.emit('worker-added', w)
     this.pump()
   }
@@ -86,6 +88,7 @@ export class Scheduler extends EventEmitter {
       else this.#life.forgetOrRelease(t)
     }
     this.emit('worker-removed', w, reason)
+    this.#restrictions.left(w)
     this.pump()
   }
 
@@ -93,6 +96,7 @@ export class Scheduler extends EventEmitter {
     const wasPaused = w.status === 'paused'
     const newlyStuck = m.stuck !== undefined && m.stuck.since !== w.stuckSince
     w.metrics = m
+    markResponsive(this, w)
     if (!m.stuck) w.stuck = undefined
     const t = this.totals()
     this.peakMemoryBytes = Math.max(this.peakMemoryBytes, t.memoryBytes)
@@ -106,15 +110,11 @@ export class Scheduler extends EventEmitter {
     } else if (wasPaused && m.status === 'running') this.pump()
   }
 
-  totals(): ClusterTotals {
-    let memoryBytes = 0
-    let spillBytes = 0
-    for (const w of this.workers.values()) {
-      if (!w.metrics) continue
-      memoryBytes += w.metrics.managedBytes - w.metrics.spilledBytes.memory
-      spillBytes += w.metrics.spilledBytes.disk
-    }
-    return { workers: this.workers.size, memoryBytes, spillBytes }
+  totals = (): ClusterTotals => clusterTotals(this.workers)
+
+  /** No worker of this name will come back (its nanny gave up): work only it could run fails. */
+  workerGone(name: string): void {
+    this.#restrictions.gone(name)
   }
 
   #check(): void {
@@ -152,6 +152,7 @@ export class Scheduler extends EventEmitter {
       else if (fresh) this.#requeue(t, false)
       out.push(t)
     }
+    for (const t of out) this.#restrictions.failIfUnmet(t) // once held, so the Future sees the error
     this.pump()
     return out
   }
@@ -170,6 +171,8 @@ export class Scheduler extends EventEmitter {
     t.group = 'scatter'
     t.seq = ++this.#seq
     t.restrict = options.workers?.length ? new Set(options.workers) : undefined
+    const unmet = this.#restrictions.unmet(t)
+    if (unmet) throw unmet
     t.refs++
     this.tasks.set(key, t)
     this.totalTasks++
@@ -179,9 +182,7 @@ export class Scheduler extends EventEmitter {
     return t
   }
 
-  async waitFor(keys: string[]): Promise<void> {
-    await Promise.all(keys.map((k) => this.record(k).whenInMemory()))
-  }
+  waitFor = (keys: string[]): Promise<void> => Promise.all(keys.map((k) => this.record(k).whenInMemory())).then(() => {})
 
   record(key: string): TaskRecord {
     const t = this.tasks.get(key)
@@ -191,6 +192,7 @@ export class Scheduler extends EventEmitter {
 
   /** Puts a task where it can run: queued when its inputs are held, else waiting (and its freed inputs made again). */
   #requeue(t: TaskRecord, front: boolean): void {
+    if (this.#closed) return this.fail(t, new ClusterClosedError()) // handed back by workers stopping after close()
     t.worker = undefined
     for (const d of t.deps) if (d.state === 'released') this.#requeue(d, false)
     if (t.deps.every((d) => d.state === 'memory')) {
@@ -237,13 +239,6 @@ export class Scheduler extends EventEmitter {
     }
   }
 
-  #inputs(t: TaskRecord, w: WorkerHandle): Inputs {
-    // Keyed by user keys: a key named '__proto__' must stay a key.
-    const inputs: Inputs = Object.create(null)
-    for (const d of t.deps) inputs[d.key] = { format: d.format, nbytes: d.nbytes, address: d.worker && d.worker !== w ? d.worker.dataAddress : undefined }
-    return inputs
-  }
-
   #run(t: TaskRecord, w: WorkerHandle): void {
     t.state = 'processing'
     t.worker = w
@@ -253,7 +248,8 @@ export class Scheduler extends EventEmitter {
     this.#life.flush(w)
     const request = t.scattered
       ? this.backup!.get(t.key).then((data) => w.rpc.request<RunResult>({ op: 'put', key: t.key, data }))
-      : w.rpc.request<RunResult>({ op: 'run', key: t.key, task: t.task!, inputs: this.#inputs(t, w) })
+      : w.rpc.request<RunResult>({ op: 'run', key: t.key, task: t.task!, inputs: inputsFor(t, w) })
+    this.#sent.set(t, request)
     request
       .then(
         (res) => {
@@ -338,7 +334,10 @@ export class Scheduler extends EventEmitter {
       if (!t || t.state === 'erred') continue
       const err = new SpillwayError('ERR_SPILLWAY_CANCELLED', `task ${JSON.stringify(k)} was cancelled`, { key: k })
       const w = t.worker
-      if (w && t.state === 'processing') w.rpc.request({ op: 'cancel', key: k }).catch(() => {})
+      if (w && t.state === 'processing') {
+        w.rpc.request({ op: 'cancel', key: k }).catch(() => {})
+        watchCancelled(w, k, this.#sent.get(t))
+      }
       this.#life.dropValue(t)
       this.fail(t, err)
     }
@@ -376,12 +375,12 @@ export class Scheduler extends EventEmitter {
   /** Applies new thresholds on every live worker at once. */
   async setThresholds(t: Partial<Thresholds>): Promise<void> {
     this.thresholds = { ...this.thresholds, ...t }
-    await askAll(this.workers.values(), { op: 'set-thresholds', thresholds: t }, (w, m) => this.onHeartbeat(w, m), true)
+    await askAll(this.workers.values(), { op: 'set-thresholds', thresholds: t }, (w, m) => this.onHeartbeat(w, m), true, { ms: RESPONSE_TIMEOUT_MS, slow: this.#slow })
   }
 
-  /** Fresh metrics from every worker (the last heartbeat if one is lost). */
+  /** Fresh metrics from every worker (the last heartbeat of one lost, or too slow to answer: marked unresponsive). */
   async refreshMetrics(): Promise<void> {
-    await askAll(this.workers.values(), { op: 'metrics' }, (w, m) => this.onHeartbeat(w, m), false)
+    await askAll(this.workers.values(), { op: 'metrics' }, (w, m) => this.onHeartbeat(w, m), false, { ms: RESPONSE_TIMEOUT_MS, slow: this.#slow })
   }
 
   close(): void {
@@ -395,5 +394,6 @@ export class Scheduler extends EventEmitter {
       }
     }
     this.queue.clear()
+    this.#restrictions.close()
   }
 }

@@ -125,6 +125,10 @@ export class WorkerHandle {
   /** The batch job it runs in, for workers that joined from a job. */
   jobId: string | undefined
   readonly startedAt = Date.now()
+  /** Set while it leaves a request unanswered past RESPONSE_TIMEOUT_MS (watchdog.ts). */
+  unresponsive = false
+  /** Set by whoever started it: ends this incarnation (its nanny starts the next). */
+  restart: ((reason: string) => void) | undefined
 
   constructor(
     readonly address: string,
@@ -152,12 +156,12 @@ export class WorkerHandle {
   stuckSince = 0
 
   /**
-   * Free to take another task: alive, not paused, and fewer than
+   * Free to take another task: alive, answering, not paused, and fewer than
    * PREFETCH tasks per thread sent ahead (the worker queues them, so tiny
    * tasks do not each wait a round trip).
    */
   get available(): boolean {
-    return this.alive && this.status === 'running' && this.inflight < this.nthreads * PREFETCH
+    return this.alive && !this.unresponsive && this.status === 'running' && this.inflight < this.nthreads * PREFETCH
   }
 
   /** Bytes this worker holds or will hold once its running tasks finish. */

@@ -83,7 +83,8 @@ export class Worker {
     // faults wait for compaction (see core's pool.rs).
     native.setHugePages(false)
     const spill = new SpillBuffer({
-      dir: join(config.spillDir, config.name),
+      // A name outlives its process (a restarted worker keeps it); its files do not.
+      dir: join(config.spillDir, `${config.name}-${process.pid}`),
       memoryLimit: config.memoryLimit,
       target: config.thresholds.target,
       codec: config.codec,

@@ -51,7 +51,7 @@ export async function becomeWorkers(config: SetupConfig, rank: Rank, schedulerFi
       },
       stop.signal,
     )
-    const failed = ends.find((e) => e.reason === 'refused' || e.reason === 'unreachable')
+    const failed = ends.find((e) => e.reason === 'refused' || e.reason === 'failed' || e.reason === 'unreachable')
     if (failed) {
       log(`rank ${rank.rank}: ${failed.message}`)
       code = 1

@@ -161,6 +161,13 @@ export class RemoteWorkers {
       handle.host = hello.host
       if (typeof hello.jobId === 'string') handle.jobId = hello.jobId
       handle.dataAddress = started.dataAddress
+      // Its nanny is on another node: dropping the connection ends this
+      // incarnation here (what it held is made again); the process exits
+      // once its event loop sees the close, and its nanny starts the next.
+      handle.restart = (why) => {
+        this.opts.log?.('warn', `${started.dataAddress} (${label}): ${why}`)
+        transport.destroy()
+      }
     } catch (e: any) {
       this.refusals.report('failed to start', `worker ${label} failed to start: ${e.message}`)
       transport.close()

@@ -12,7 +12,7 @@ import { createSpillDir } from '../../config/tempdir'
 import { parseAddress, type TlsFiles } from '../../comm/address'
 import { addressOfInterface } from '../../comm/interface'
 import { RemoteNanny, type NannyEnd } from './remote-nanny'
-import { readSchedulerFile, secretFileOf } from '../../comm/scheduler-file'
+import { readSchedulerFile, readSecretFile, secretFileOf } from '../../comm/scheduler-file'
 
 export interface NodeWorkersOptions {
   /** Sizing, thresholds and spill base, as setupClient takes them. */
@@ -61,6 +61,10 @@ const LOOPBACK = /^(127\.|::1$|localhost$)/
 /** Runs this node's workers until the cluster closes, the scheduler is gone, or `signal` aborts; says how they ended. */
 export async function runNodeWorkers(o: NodeWorkersOptions, signal?: AbortSignal): Promise<NannyEnd[]> {
   const address = o.scheduler ?? (await readSchedulerFile(o.schedulerFile!, o.deathTimeoutMs)).address
+  const secretFile = o.secretFile ?? secretFileOf(o.schedulerFile!)
+  // Read here once, before any worker starts: a missing or malformed secret
+  // is one clear error, not a worker that fails (and is restarted) per slot.
+  readSecretFile(secretFile)
   const endpoint = parseAddress(address)
   const spec = withWorkers(shareOf(computeMemorySpec(o.config, await detectResources()), o.share ?? 1), o.nWorkers)
   const spill = await createSpillDir(o.config, { expectedSpillBytes: spec.usableBytes })
@@ -77,7 +81,7 @@ export async function runNodeWorkers(o: NodeWorkersOptions, signal?: AbortSignal
         spillDir: spill.path,
         dataHost,
         scheduler: address,
-        secretFile: o.secretFile ?? secretFileOf(o.schedulerFile!),
+        secretFile,
         tls: o.tls,
         schedulerFile: o.schedulerFile,
         terminate: o.config.memoryTerminate,

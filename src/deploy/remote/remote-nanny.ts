@@ -1,15 +1,18 @@
 // A nanny on a node of its own (`spillway worker`): it starts a worker
 // process that joins the scheduler over TCP, kills it at the terminate
 // threshold, and starts a new one whenever it dies, as the local nanny does.
-// It gives up when the scheduler refuses its worker, when the scheduler file
-// is removed (the cluster closed), or when the scheduler has been out of
-// reach for `deathTimeoutMs`, so no worker outlives its cluster.
+// It gives up when the scheduler refuses its worker, when the worker cannot
+// start at all (no secret), when the scheduler file is removed (the cluster
+// closed), when the scheduler has been out of reach for `deathTimeoutMs`,
+// so no worker outlives its cluster, or when the worker keeps dying soon
+// after it starts (each restart waits longer, and the count is bounded).
 
 import type { ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { forkWorker } from '../nanny'
 import { watchTerminate } from '../terminate-watch'
-import { EXIT_REFUSED, EXIT_UNREACHABLE, JOIN_ENV, type JoinSpec } from '../../comm/join'
+import { EXIT_CONFIG, EXIT_REFUSED, EXIT_UNREACHABLE, JOIN_ENV, type JoinSpec } from '../../comm/join'
+import { crashBackoff, type CrashBackoff } from '../restart-policy'
 import { parseSchedulerFile } from '../../comm/scheduler-file'
 import type { TlsFiles } from '../../comm/address'
 
@@ -34,7 +37,7 @@ export interface RemoteNannyOptions {
   log: (message: string) => void
 }
 
-export type NannyEnd = { reason: 'closed' | 'refused' | 'unreachable' | 'stopped'; message: string }
+export type NannyEnd = { reason: 'closed' | 'refused' | 'failed' | 'unreachable' | 'stopped'; message: string }
 
 export class RemoteNanny {
   #child: ChildProcess | undefined
@@ -42,6 +45,8 @@ export class RemoteNanny {
   #stopping = false
   #unreachableSince: number | undefined
   #watch: NodeJS.Timeout | undefined
+  #startedAt = 0
+  readonly #crashes: CrashBackoff = crashBackoff()
   #end!: (e: NannyEnd) => void
   /** Settles once this nanny has stopped for good, saying why. */
   readonly done: Promise<NannyEnd>
@@ -61,8 +66,12 @@ export class RemoteNanny {
     const current = this.o.schedulerFile ? parseSchedulerFile(this.o.schedulerFile)?.address : undefined
     if (current) this.o.scheduler = current
     const jobId = process.env.SLURM_JOB_ID ?? process.env.PBS_JOBID
-    // Several nannies may run on one host (ranks of an allocation): the pid keeps names apart.
-    const name = `${this.o.host}-${process.pid}-${this.o.slot}.${this.#incarnation++}`
+    // Several nannies may run on one host (ranks of an allocation): the pid
+    // keeps names apart. The name stays the same across restarts (as Dask's
+    // do), so work restricted to it by name follows it; its address changes.
+    const name = `${this.o.host}-${process.pid}-${this.o.slot}`
+    this.#incarnation++
+    this.#startedAt = Date.now()
     const spec: JoinSpec = {
       scheduler: this.o.scheduler,
       secretFile: this.o.secretFile,
@@ -100,6 +109,7 @@ export class RemoteNanny {
     clearInterval(this.#watch)
     if (this.#stopping) return this.#end({ reason: 'stopped', message: 'stopped' })
     if (code === EXIT_REFUSED) return this.#end({ reason: 'refused', message: 'the scheduler refused the worker (see above)' })
+    if (code === EXIT_CONFIG) return this.#end({ reason: 'failed', message: `worker ${this.o.slot} cannot start (see above); starting it again would fail the same way` })
     if (this.o.schedulerFile && !existsSync(this.o.schedulerFile)) {
       return this.#end({ reason: 'closed', message: `the scheduler file ${this.o.schedulerFile} is gone: the cluster closed` })
     }
@@ -109,9 +119,19 @@ export class RemoteNanny {
     if (this.#unreachableSince !== undefined && now - this.#unreachableSince > this.o.deathTimeoutMs) {
       return this.#end({ reason: 'unreachable', message: `no scheduler at ${this.o.scheduler} for ${Math.round((now - this.#unreachableSince) / 1000)} s (deathTimeout)` })
     }
+    // A worker that could not connect tries again after a pause; one that
+    // died is replaced, at once the first time, later ever more slowly while
+    // it keeps dying young, and not at all past the bound.
+    let delay = 1000
+    if (this.#unreachableSince === undefined) {
+      const next = this.#crashes.next(now - this.#startedAt)
+      if (next === 'give-up') {
+        return this.#end({ reason: 'failed', message: `worker ${this.o.slot} died ${this.#crashes.count} times in a row soon after starting (last: ${signal ? `killed by ${signal}` : `exit code ${code}`}); not starting it again` })
+      }
+      delay = next
+      if (delay > 0) this.o.log(`worker ${this.o.slot} died (${signal ? `killed by ${signal}` : `exit code ${code}`}); starting it again in ${(delay / 1000).toFixed(1)} s`)
+    }
     this.restarts++
-    // A worker that could not connect tries again after a pause; one that died is replaced at once.
-    const delay = this.#unreachableSince !== undefined ? 1000 : 0
     setTimeout(() => !this.#stopping && this.start(), delay)
   }
 
