@@ -6,9 +6,10 @@
 import { resolve } from 'node:path'
 import { ArgumentError } from '../base/errors'
 import type { TaskSubmission } from '../scheduler/scheduler'
-import type { KeySpec, Reducer, Step, StepFn } from '../wire/bag'
+import type { Collect, KeySpec, Partitioner, Reducer, Step, StepFn } from '../wire/bag'
 import { describeFunction, functionLabel, type TaskFunction } from '../wire/functions'
 import { hashOf, partitionTasks, treeTasks, type PartDef } from './graph'
+import { shuffled, type ShuffleSide } from './shuffle'
 
 /** A key taken from an item: a function of it, or one of its fields. */
 export type KeyOf<T> = TaskFunction | (T extends object ? keyof T & (string | number) : never) | string | number
@@ -35,6 +36,21 @@ function positiveInt(v: unknown, field: string, what: string): number {
 export interface ReductionOptions {
   /** Partials combined per task of the tree (default 8). */
   splitEvery?: number
+  /**
+   * The result as this many hash partitions, made by the P2P shuffle, so no
+   * single task holds every key (foldBy, frequencies, distinct).
+   */
+  splitOut?: number
+}
+
+export interface ShuffleOptions {
+  /** Output partitions (default: as many as the input has). */
+  npartitions?: number
+}
+
+function npartitionsOf(o: ShuffleOptions | undefined, dflt: number, what: string): number {
+  if (o !== undefined && (o === null || typeof o !== 'object')) throw new ArgumentError([{ field: 'options', value: o, allowed: 'an object { npartitions }' }], what)
+  return o?.npartitions === undefined ? Math.max(1, dflt) : positiveInt(o.npartitions, 'options.npartitions', what)
 }
 
 function splitEveryOf(o: ReductionOptions | undefined, what: string): number {
@@ -192,8 +208,63 @@ export class Bag<T = unknown> {
     return new BagItem<U>(name, () => [...this.upstream(), ...parts, ...tree.tasks], tree.key, finish)
   }
 
-  /** A reduction whose result is a bag of one partition (its items the final value). */
+  #side(by: Partitioner, reduce?: Reducer): ShuffleSide {
+    return { name: this.name, parts: this.parts, steps: this.steps, upstream: this.upstream, by, reduce }
+  }
+
+  #shuffled<U>(label: string, sides: ShuffleSide[], npartitions: number, then: Collect, boundaries?: BagItem): Bag<U> {
+    const b = boundaries && { key: boundaries.key, tasks: () => boundaries.tasks().map((t) => (t.key === boundaries.key ? { ...t, hold: false } : t)) }
+    const out = shuffled(label, sides, npartitions, then, b)
+    return new Bag<U>(label, out.parts, [], out.upstream)
+  }
+
+  /**
+   * `[key, items]` for every key, in `npartitions` hash partitions, by the
+   * P2P shuffle: shards go worker to worker and wait in the workers' spill
+   * buffers, so the data may be larger than the cluster's memory. A group
+   * must fit in a worker (else ERR_SPILLWAY_GROUP_TOO_LARGE names it); to
+   * reduce each group, foldBy never builds them.
+   */
+  groupBy<K = unknown>(key: KeyOf<T>, options?: ShuffleOptions): Bag<[K, T[]]> {
+    const k = keySpec(key, 'key')
+    return this.#shuffled('group-by', [this.#side({ kind: 'hash', key: k })], npartitionsOf(options, this.npartitions, 'groupBy'), { kind: 'groups', key: k })
+  }
+
+  /** The same items, regrouped so that items with the same key share a partition. */
+  shuffle(key: KeyOf<T>, options?: ShuffleOptions): Bag<T> {
+    return this.#shuffled('shuffle', [this.#side({ kind: 'hash', key: keySpec(key, 'key') })], npartitionsOf(options, this.npartitions, 'shuffle'), { kind: 'items' })
+  }
+
+  /**
+   * `[left, right]` for every pair whose keys are equal; with `how: 'left'`
+   * (or 'outer') a side without a match pairs with undefined.
+   */
+  join<U>(other: Bag<U>, leftKey: KeyOf<T>, rightKey: KeyOf<U>, options: ShuffleOptions & { how?: 'inner' | 'left' | 'outer' } = {}): Bag<[T | undefined, U | undefined]> {
+    if (!(other instanceof Bag)) throw new ArgumentError([{ field: 'other', value: typeof other, allowed: 'a Bag' }], 'join')
+    const how = options.how ?? 'inner'
+    if (!['inner', 'left', 'outer'].includes(how)) throw new ArgumentError([{ field: 'options.how', value: how, allowed: "'inner', 'left' or 'outer'" }], 'join')
+    const l = keySpec(leftKey, 'leftKey')
+    const r = keySpec(rightKey, 'rightKey')
+    const sides = [this.#side({ kind: 'hash', key: l }), other.#side({ kind: 'hash', key: r })]
+    return this.#shuffled('join', sides, npartitionsOf(options, Math.max(this.npartitions, other.npartitions), 'join'), { kind: 'join', how, leftKey: l, rightKey: r })
+  }
+
+  /** The items sorted by `key` across `npartitions` range partitions whose boundaries come from a sample of the keys. */
+  sortBy(key: KeyOf<T>, options: ShuffleOptions & { descending?: boolean } = {}): Bag<T> {
+    const k = keySpec(key, 'key')
+    const n = npartitionsOf(options, this.npartitions, 'sortBy')
+    const descending = options.descending ?? false
+    if (typeof descending !== 'boolean') throw new ArgumentError([{ field: 'options.descending', value: descending, allowed: 'true or false' }], 'sortBy')
+    const sample = this.#reduce('sort-sample', { op: 'sample', key: k, outputs: n }, undefined)
+    return this.#shuffled('sort-by', [this.#side({ kind: 'range', key: k, descending })], n, { kind: 'sorted', key: k, descending }, sample)
+  }
+
+  /** A reduction whose result is a bag of one partition (its items the final value), or of `splitOut` hash partitions. */
   #reduceToBag<U>(label: string, reduce: Reducer, options: ReductionOptions | undefined): Bag<U> {
+    if (options?.splitOut !== undefined) {
+      const n = positiveInt(options.splitOut, 'options.splitOut', label)
+      return this.#shuffled(label, [this.#side({ kind: 'hash-pairs' }, reduce)], n, { kind: 'aggregate', reduce })
+    }
     const item = this.#reduce<U[]>(label, reduce, options)
     return new Bag<U>(label, [{ source: { kind: 'inputs' }, deps: [item.key] }], [], () => item.tasks().map((t) => (t.key === item.key ? { ...t, hold: false } : t)))
   }
@@ -280,6 +351,6 @@ export class Bag<T = unknown> {
       combineInitial: options.combineInitial,
       hasCombineInitial: options.combineInitial !== undefined,
     }
-    return this.#reduceToBag('foldBy', reduce, { splitEvery: options.splitEvery })
+    return this.#reduceToBag('foldBy', reduce, { splitEvery: options.splitEvery, splitOut: options.splitOut })
   }
 }

@@ -4,7 +4,7 @@
 
 import { createHash } from 'node:crypto'
 import type { TaskSubmission } from '../scheduler/scheduler'
-import type { AggregateSpec, PartitionSource, PartitionSpec, Reducer, Step } from '../wire/bag'
+import type { AggregateSpec, PartitionSource, PartitionSpec, Reducer, SplitSpec, Step } from '../wire/bag'
 import { nativeFunction } from '../wire/functions'
 import { extract } from '../wire/nesting'
 import type { DepRef, TaskFn } from '../wire/protocol'
@@ -30,7 +30,7 @@ const isFuture = (v: unknown): v is Future => v instanceof Future
  * A task of `op` on `spec` with `inputs` as its arguments after the spec:
  * Futures inside the spec (a step's extra arguments) become inputs too.
  */
-export function bagTask(op: 'bag.partition' | 'bag.aggregate', key: string, group: string, spec: PartitionSpec | AggregateSpec, inputs: string[], hold: boolean): TaskSubmission {
+export function bagTask(op: 'bag.partition' | 'bag.aggregate' | 'shuffle.split', key: string, group: string, spec: PartitionSpec | AggregateSpec | SplitSpec, inputs: string[], hold: boolean): TaskSubmission {
   const { value, slots } = extract(spec, isFuture)
   const deps: DepRef[] = [...slots.map(({ item, path }) => ({ key: item.key, path: [0, ...path] })), ...inputs.map((k, j) => ({ key: k, path: [1 + j] }))]
   const task: TaskFn = { fn: 'call', func: nativeFunction(op, group), args: [value, ...inputs.map(() => null)], deps }

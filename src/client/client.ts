@@ -5,7 +5,8 @@ import { ChunkedArray, Reduction } from '../array/array'
 import { Bag, BagItem, BagTake } from '../bag/bag'
 import { combinePartials, finishPartial } from '../native/chunks'
 import type { LocalCluster } from '../deploy/local-cluster'
-import type { Scheduler } from '../scheduler/scheduler'
+import type { Scheduler, TaskSubmission } from '../scheduler/scheduler'
+import { shufflesOf } from '../scheduler/shuffle'
 import { ArgumentError, ClusterClosedError, ConfigError, SpillwayError } from '../base/errors'
 import { FutureEngine, type MapOptions, type ScatterOptions, type SubmitOptions } from '../futures/engine'
 import type { TaskFunction } from '../wire/functions'
@@ -129,9 +130,13 @@ export class Client {
     }
   }
 
+  /** A bag's tasks, a shuffle's outputs placed on their owners first. */
+  #submitBag(subs: TaskSubmission[]): void {
+    this.scheduler.submit(shufflesOf(this.scheduler).prepare(subs))
+  }
+
   async #persistBag<T>(bag: Bag<T>, options: ProgressOption): Promise<Bag<T>> {
-    const tasks = bag.tasks(true)
-    this.scheduler.submit(tasks)
+    this.#submitBag(bag.tasks(true))
     const keys = bag.keys()
     const bound = bag.materialized({ release: (ks) => this.scheduler.closed || this.scheduler.release(ks) })
     if (options.progress && !this.silenceLogs) void withProgress(this, keys, () => this.scheduler.waitFor(keys), { label: 'persist' }).catch(() => {})
@@ -143,7 +148,7 @@ export class Client {
     const keys = expr instanceof Bag ? expr.keys() : [expr.key]
     const held = new Set(keys)
     const subs = tasks.map((t) => (held.has(t.key) ? { ...t, hold: true } : t))
-    this.scheduler.submit(subs)
+    this.#submitBag(subs)
     const fetch = async () => {
       const values = await Promise.all(keys.map((k) => this.#futures.fetch(k)))
       return expr instanceof Bag ? values.flatMap((v) => v as unknown[]) : expr.finish(values[0])
@@ -162,7 +167,7 @@ export class Client {
     const tasks = bag.tasks(false)
     for (let i = 0; i < keys.length && out.length < n; i++) {
       const own = tasks.filter((t) => !keys.includes(t.key) || t.key === keys[i]).map((t) => (t.key === keys[i] ? { ...t, hold: true } : t))
-      this.scheduler.submit(own)
+      this.#submitBag(own)
       try {
         out.push(...((await this.#futures.fetch(keys[i])) as T[]).slice(0, n - out.length))
       } finally {

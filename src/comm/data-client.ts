@@ -86,6 +86,16 @@ class Connection {
     })
   }
 
+  /** Sends a value for the peer to store (a shuffle's shard); resolves once it is stored or dropped as already held. */
+  push(key: string, data: Buffer): Promise<Map<string, Buffer | undefined>> {
+    if (this.#closed) return Promise.reject(transferError(this.address, 'the connection is closed'))
+    const id = this.#next++
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ id, want: 1, got: new Map(), resolve, reject })
+      writeFrame(this.socket, headed({ id, put: key }, data)).catch((e) => this.#fail(e))
+    })
+  }
+
   close() {
     this.#fail(transferError(this.address, 'closed'))
   }
@@ -141,6 +151,13 @@ export class DataClient {
       if (v && (v as any).compressedFrame) got.set(k, await decompress(v))
     }
     return got
+  }
+
+  /** Stores `data` under `key` at the peer (its data server takes only shuffle shards). */
+  async push(address: string, key: string, data: Buffer): Promise<void> {
+    const conn = await this.#connection(address)
+    const got = await conn.push(key, data)
+    if (!got.has(key)) throw transferError(address, `the peer did not take ${key}`)
   }
 
   close(): void {

@@ -3,9 +3,9 @@
 // whose inputs are large and sit on a worker that is only busy waits for it
 // rather than moving them.
 
-import type { Inputs } from '../wire/protocol'
-import type { TaskRecord } from './state'
-import type { WorkerHandle } from './state'
+import type { Inputs, Request } from '../wire/protocol'
+import { shufflesOf, type ShuffleHost } from './shuffle'
+import type { TaskRecord, WorkerHandle } from './state'
 
 /** Input bytes worth waiting for their holder rather than moving them. */
 export const MOVE_BYTES = 1 << 20
@@ -62,4 +62,9 @@ export function inputsFor(t: TaskRecord, w: WorkerHandle): Inputs {
   const inputs: Inputs = Object.create(null)
   for (const d of t.deps) inputs[d.key] = { format: d.format, nbytes: d.nbytes, address: d.worker && d.worker !== w ? d.worker.dataAddress : undefined }
   return inputs
+}
+
+/** A run as sent to `w`: where its inputs are, and for a shuffle's split, where its outputs' owners listen. */
+export function runRequest(t: TaskRecord, w: WorkerHandle, host: ShuffleHost): Extract<Request, { op: 'run' }> {
+  return { op: 'run', key: t.key, task: shufflesOf(host).taskToSend(t), inputs: inputsFor(t, w) }
 }

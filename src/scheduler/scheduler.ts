@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events'
 import { ClusterClosedError, KilledWorkerError, SpillwayError } from '../base/errors'
 import type { ValueFormat } from '../wire/values'
 import type { ReducePartial } from '../native/spill-buffer'
-import { inputsFor, pickWorker } from './placement'
+import { pickWorker, runRequest } from './placement'
 import type { RunResult, Thresholds, WorkerMetrics } from '../wire/protocol'
 import { reduceWhereHeld } from './reductions'
 import { WorkerLostError } from '../comm/rpc'
@@ -248,7 +248,7 @@ export class Scheduler extends EventEmitter {
     this.#life.flush(w)
     const request = t.scattered
       ? this.backup!.get(t.key).then((data) => w.rpc.request<RunResult>({ op: 'put', key: t.key, data }))
-      : w.rpc.request<RunResult>({ op: 'run', key: t.key, task: t.task!, inputs: inputsFor(t, w) })
+      : w.rpc.request<RunResult>(runRequest(t, w, this))
     this.#sent.set(t, request)
     request
       .then(

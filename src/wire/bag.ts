@@ -1,7 +1,11 @@
 // What a bag's tasks carry to the workers: where a partition's items come
-// from, the per-item steps fused into its task, and the reduction it ends
-// with. Plain data, checked on the client when the bag is built; the worker
-// runs it (worker/bag-partition.ts).
+// from, the per-item steps fused into its task, the reduction it ends
+// with, and the P2P shuffle's split and collect (an input task splits its
+// items into shards by output partition and pushes them to the worker that
+// owns each output; an output task reads its own shards; shards are keyed
+// by shuffle, output, input and part, so a shard sent twice is stored once).
+// Plain data, checked on the client when the bag is built; the worker runs
+// it (worker/bag-partition.ts, worker/shuffle-tasks.ts).
 
 import type { FnDesc } from './functions'
 
@@ -24,6 +28,8 @@ export type PartitionSource =
   | { kind: 'csv'; blocks: TextBlock[]; header: string[][]; encoding: BufferEncoding; delimiter: string; quotedNewlines: boolean }
   /** Parquet rows [rowStart, rowEnd) of one file (whole row groups), as objects. */
   | { kind: 'parquet'; path: string; size: number; mtimeMs: number; rowStart: number; rowEnd: number; columns?: string[] }
+  /** An output of a P2P shuffle: its shards, read from this worker's store (the task's inputs are the splits' markers). */
+  | { kind: 'shuffle'; collect: CollectSpec }
   /** The items of the task's inputs, concatenated in order (a repartition, a reduction's output bag). */
   | { kind: 'inputs' }
 
@@ -48,6 +54,8 @@ export type Reducer =
   | { op: 'topk'; k: number; key?: KeySpec }
   | { op: 'foldBy'; key: KeySpec; binop: StepFn; initial: unknown; hasInitial: boolean; combine?: StepFn; combineInitial: unknown; hasCombineInitial: boolean }
   | { op: 'custom'; perPartition: StepFn; aggregate: StepFn }
+  /** Keys sampled from every partition; the result is `outputs - 1` boundaries that cut them into equal ranges (sortBy). */
+  | { op: 'sample'; key: KeySpec; outputs: number }
 
 export interface PartitionSpec {
   /** The partition's index in its bag (names its output file). */
@@ -62,4 +70,67 @@ export interface AggregateSpec {
   reduce: Reducer
   /** The last level: its value is the reduction's result, not a partial. */
   final: boolean
+}
+
+/** How an input task picks each item's output partition. */
+export type Partitioner =
+  /** A stable hash of the item's key. */
+  | { kind: 'hash'; key: KeySpec }
+  /** The pairs of a reduction's per-partition Map, by their keys (foldBy, frequencies, distinct with splitOut). */
+  | { kind: 'hash-pairs' }
+  /** Ranges of the key: output p takes keys below boundaries[p]; the boundaries are the task's last input (sortBy). */
+  | { kind: 'range'; key: KeySpec; descending: boolean }
+
+export interface SplitSpec {
+  partition: PartitionSpec
+  shuffle: string
+  npartitions: number
+  by: Partitioner
+  /** This input's number among all the shuffle's inputs (both sides of a join). */
+  input: number
+  /** Which side of a join the items are (0 left, 1 right); 0 otherwise. */
+  side: number
+  /** The data addresses of the outputs' owners: filled in by the scheduler as it sends the run (owners change when a worker is lost). */
+  owners?: string[]
+}
+
+/** What an input task leaves behind: small, so a lost one is cheap to remember and to make again. */
+export interface SplitMarker {
+  key: string
+  input: number
+  side: number
+  /** Shard parts sent to each output. */
+  parts: number[]
+  bytes: number
+}
+
+export type Collect =
+  | { kind: 'items' }
+  | { kind: 'groups'; key: KeySpec }
+  | { kind: 'aggregate'; reduce: Reducer }
+  | { kind: 'sorted'; key: KeySpec; descending: boolean }
+  | { kind: 'join'; how: 'inner' | 'left' | 'outer'; leftKey: KeySpec; rightKey: KeySpec }
+
+export interface CollectSpec {
+  shuffle: string
+  output: number
+  npartitions: number
+  then: Collect
+}
+
+export const SHARD_KEY = /^shuffle-[0-9a-f]{16}-\d+-\d+-\d+$/
+
+export function shardKey(shuffle: string, output: number, input: number, part: number): string {
+  return `shuffle-${shuffle}-${output}-${input}-${part}`
+}
+
+/** FNV-1a over a key's type and text: the same output for the same key on every worker and run. */
+export function hashKey(k: unknown): number {
+  const s = typeof k === 'string' ? `s${k}` : typeof k === 'number' || typeof k === 'bigint' || typeof k === 'boolean' ? `${(typeof k)[0]}${String(k)}` : `j${JSON.stringify(k)}`
+  let h = 0x811c9dc5
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i)
+    h = Math.imul(h, 0x01000193)
+  }
+  return h >>> 0
 }

@@ -4,7 +4,7 @@
 // and the aggregates of a reduction's tree.
 
 import { ownTaskError, SpillwayError } from '../base/errors'
-import type { AggregateSpec, PartitionSpec, Reducer, Step, StepFn } from '../wire/bag'
+import type { AggregateSpec, CollectSpec, PartitionSpec, Reducer, SplitMarker, Step, StepFn } from '../wire/bag'
 import type { FnDesc } from '../wire/functions'
 import { aggregate, keyOf, perPartition, type Fn, type Loaded } from './bag-reducers'
 import { csvItems, parquetItems } from './tabular'
@@ -13,6 +13,8 @@ import { writeLines } from './text-writer'
 
 export interface FunctionLoader {
   get(desc: FnDesc): Promise<Fn>
+  /** Reads a shuffle output's shards (the worker's shuffle service); absent where there is none. */
+  collect?(spec: CollectSpec, markers: SplitMarker[]): Promise<unknown[]>
 }
 
 function bound(fn: Fn, args: unknown[]): Fn {
@@ -51,7 +53,7 @@ function* applyStep(items: Iterable<unknown>, step: Exclude<Step, { op: 'write' 
 
 async function loadReducer(load: FunctionLoader, r: Reducer): Promise<Loaded> {
   const f: Loaded = {}
-  if (r.op === 'foldBy' || (r.op === 'topk' && r.key)) {
+  if (r.op === 'foldBy' || r.op === 'sample' || (r.op === 'topk' && r.key)) {
     const key = r.key!
     f.key = keyOf(key, 'fn' in key ? await loadStep(load, key.fn) : undefined)
   }
@@ -66,8 +68,12 @@ async function loadReducer(load: FunctionLoader, r: Reducer): Promise<Loaded> {
   return f
 }
 
-async function sourceItems(spec: PartitionSpec, inputs: unknown[]): Promise<Iterable<unknown>> {
+async function sourceItems(load: FunctionLoader, spec: PartitionSpec, inputs: unknown[]): Promise<Iterable<unknown>> {
   const src = spec.source
+  if (src.kind === 'shuffle') {
+    if (!load.collect) throw ownTaskError('ERR_SPILLWAY_PROTOCOL', 'a shuffle output needs a worker with a shuffle service')
+    return load.collect(src.collect, inputs as SplitMarker[])
+  }
   if (src.kind === 'items') return src.items
   if (src.kind === 'inputs') return inputs.flatMap((v) => v as unknown[])
   if (src.kind === 'csv') return csvItems(src)
@@ -82,7 +88,7 @@ async function sourceItems(spec: PartitionSpec, inputs: unknown[]): Promise<Iter
 export async function runPartition(load: FunctionLoader, spec: PartitionSpec, ...inputs: unknown[]): Promise<unknown> {
   const fns = await Promise.all(spec.steps.map((s) => (s.op === 'pluck' || s.op === 'write' ? undefined : loadStep(load, s.call))))
   const reducer = spec.reduce ? await loadReducer(load, spec.reduce) : undefined
-  let items = await sourceItems(spec, inputs)
+  let items = await sourceItems(load, spec, inputs)
   for (const [i, s] of spec.steps.entries()) {
     // A write consumes the items before it: the next steps see its path.
     if (s.op === 'write') items = [await writeLines(s.pattern.replace('*', String(spec.index)), items, s.compression)]

@@ -115,7 +115,36 @@ export function perPartition(r: Reducer, items: Iterable<unknown>, f: Loaded): u
     }
     case 'custom':
       return f.perPartition!(items)
+    case 'sample':
+      return sampleKeys(items, f.key!)
   }
+}
+
+/** Keys kept per partition for range boundaries: enough that each output's range is even to a few percent. */
+const SAMPLE = 256
+
+/** A reservoir sample of the partition's keys (Vitter's algorithm R), the same for the same items on every run. */
+function sampleKeys(items: Iterable<unknown>, key: (v: unknown) => unknown): unknown[] {
+  const kept: unknown[] = []
+  let seen = 0
+  let seed = 0x9e3779b9
+  for (const v of items) {
+    seen++
+    if (kept.length < SAMPLE) kept.push(key(v))
+    else {
+      seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6b43a9b5) >>> 0
+      const j = seed % seen
+      if (j < SAMPLE) kept[j] = key(v)
+    }
+  }
+  return kept
+}
+
+function boundaries(keys: unknown[], outputs: number): unknown[] {
+  const sorted = [...keys].sort((a: any, b: any) => (a < b ? -1 : a > b ? 1 : 0))
+  const out: unknown[] = []
+  for (let i = 1; i < outputs; i++) if (sorted.length) out.push(sorted[Math.min(sorted.length - 1, Math.floor((i * sorted.length) / outputs))])
+  return out
 }
 
 const NO_ACC = Symbol('no accumulator')
@@ -159,5 +188,9 @@ export function aggregate(r: Reducer, parts: unknown[], final: boolean, f: Loade
     }
     case 'custom':
       return f.aggregate!(parts)
+    case 'sample': {
+      const keys = (parts as unknown[][]).flat()
+      return final ? boundaries(keys, r.outputs) : keys
+    }
   }
 }

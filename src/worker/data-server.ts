@@ -10,6 +10,8 @@ import { acceptHandshake } from '../comm/handshake'
 export interface Held {
   /** The stored bytes, or the compressed frame of a spilled value. */
   forTransfer(key: string): Promise<{ compressed: boolean; data: Buffer } | undefined>
+  /** A shard a peer pushes; resolves once it is stored (the receiver may hold it back while its memory is high). Throws for a key it does not take. */
+  receive(key: string, data: Buffer): Promise<void>
 }
 
 export interface TransferCounts {
@@ -60,8 +62,15 @@ export class DataServer {
   }
 
   async #answer(socket: Socket, frame: Buffer): Promise<void> {
-    const { header } = unhead(frame)
+    const { header, payload } = unhead(frame)
     const id = header?.id
+    if (typeof header?.put === 'string') {
+      await this.store.receive(header.put, payload)
+      this.counts.incomingBytes += payload.length
+      this.counts.incomingCount++
+      await writeFrame(socket, headed({ id, key: header.put, status: 'stored' }))
+      return
+    }
     const keys: unknown = header?.keys
     if (!Array.isArray(keys)) throw new Error('bad request')
     for (const key of keys) {

@@ -11,7 +11,7 @@ import type { WorkerStore } from './store'
 import type { Inputs as InputSpec, RunResult, TaskFn, WorkerStatus } from '../wire/protocol'
 import { Gate } from './gate'
 import type { Inputs, Lease } from './inputs'
-import { taskFailure, UserFunctions, type Callable } from './user-functions'
+import { taskFailure, UserFunctions, type Callable, type NativeServices } from './user-functions'
 
 interface Loaded {
   fn: Callable
@@ -23,7 +23,7 @@ export class TaskRunner {
   readonly counts = { executing: 0, done: 0, failed: 0 }
   /** Seconds spent running tasks, summed over the slots that ran them. */
   taskSeconds = 0
-  readonly #functions = new UserFunctions()
+  readonly #functions: UserFunctions
   // Runs execute through `slots`; the next ones load their function and
   // inputs through `loads` meanwhile, so reading a spilled input or fetching
   // one from a peer overlaps the run before it. A load holds its permit until
@@ -46,7 +46,9 @@ export class TaskRunner {
     private readonly inputs: Inputs,
     private readonly address: string,
     private readonly memory: { makeRoom(bytes: number): Promise<void>; collectNow(): void; cannotStore(key: string, bytes: number): Error | undefined; checkSoon(): void },
+    natives?: NativeServices,
   ) {
+    this.#functions = new UserFunctions(natives)
     const running = () => status() === 'running'
     this.#slots = new Gate(nthreads, running)
     this.#loads = new Gate(nthreads, running)

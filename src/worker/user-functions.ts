@@ -7,7 +7,11 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { isOwnTaskError, SpillwayError } from '../base/errors'
 import { BUILTIN_FUNCTIONS, type FnDesc } from '../wire/functions'
+import type { CollectSpec, SplitMarker } from '../wire/bag'
 import { runAggregate, runPartition } from './bag-partition'
+import { taskContext } from './context'
+import type { ShuffleService } from './shuffle'
+import { runCollect, runSplit } from './shuffle-tasks'
 
 export type Callable = (...args: unknown[]) => unknown
 
@@ -27,8 +31,22 @@ async function importSpecifier(specifier: string): Promise<Record<string, unknow
   }
 }
 
+/** What spillway's own task kinds need of their worker. */
+export interface NativeServices {
+  shuffle?: ShuffleService
+  memoryLimit: number
+}
+
 export class UserFunctions {
   readonly #cache = new Map<string, Promise<Callable>>()
+
+  constructor(private readonly natives: NativeServices = { memoryLimit: Infinity }) {}
+
+  /** A shuffle output's items (a bag partition whose source is a shuffle). */
+  async collect(spec: CollectSpec, markers: SplitMarker[]): Promise<unknown[]> {
+    if (!this.natives.shuffle) throw new SpillwayError('ERR_SPILLWAY_PROTOCOL', 'a shuffle output needs a worker with a data server')
+    return runCollect(this, this.natives.shuffle, this.natives.memoryLimit, spec, ...markers) as Promise<unknown[]>
+  }
 
   get(desc: FnDesc): Promise<Callable> {
     let p = this.#cache.get(desc.id)
@@ -49,7 +67,7 @@ export class UserFunctions {
         throw new SpillwayError('ERR_SPILLWAY_INVALID_ARGUMENT', `shipped function ${desc.label} does not compile on its own (${e?.message}); put it in a module and pass { module, name }`, { function: desc.label })
       }
     }
-    if (desc.kind === 'native') return nativeCallable(desc.op, this)
+    if (desc.kind === 'native') return nativeCallable(desc.op, this, this.natives)
     if (desc.kind !== 'module') throw new SpillwayError('ERR_SPILLWAY_PROTOCOL', `no user function of kind ${(desc as FnDesc).kind}`)
     let mod: Record<string, unknown>
     try {
@@ -74,9 +92,14 @@ export class UserFunctions {
 }
 
 /** A function the worker has itself: a built-in, or one of spillway's own task kinds. */
-function nativeCallable(op: string, load: UserFunctions): Callable {
+function nativeCallable(op: string, load: UserFunctions, natives: NativeServices): Callable {
   if (op === 'bag.partition') return (spec, ...inputs) => runPartition(load, spec as never, ...inputs)
   if (op === 'bag.aggregate') return (spec, ...partials) => runAggregate(load, spec as never, ...partials)
+  if (op === 'shuffle.split') {
+    const service = natives.shuffle
+    if (!service) throw new SpillwayError('ERR_SPILLWAY_PROTOCOL', `${op} needs a worker with a data server`)
+    return (spec, ...inputs) => runSplit(load, service, taskContext().key, spec as never, ...inputs)
+  }
   const fn = BUILTIN_FUNCTIONS.get(op)
   if (!fn) throw new SpillwayError('ERR_SPILLWAY_PROTOCOL', `no native function ${JSON.stringify(op)} on this worker`, { op })
   return fn as Callable
@@ -105,8 +128,12 @@ function textOf(v: unknown): string {
  * `remote.code`, so an error that happens to be named like one of ours
  * (ERR_SPILLWAY_MISSING_DEP) can never steer the scheduler.
  */
-export function taskFailure(e: unknown, key: string, desc: FnDesc | undefined): { code: string; message: string; remote?: Record<string, unknown> } {
-  if (isOwnTaskError(e)) return { code: e.code, message: `task ${JSON.stringify(key)}${desc ? ` (${desc.label})` : ''} failed: ${e.message}` }
+export function taskFailure(e: unknown, key: string, desc: FnDesc | undefined): { code: string; message: string; remote?: Record<string, unknown>; missing?: string[] } {
+  if (isOwnTaskError(e)) {
+    const missing = e.details.missing
+    // A shuffle output whose shards are gone names the inputs to run again (ERR_SPILLWAY_MISSING_DEP).
+    return { code: e.code, message: `task ${JSON.stringify(key)}${desc ? ` (${desc.label})` : ''} failed: ${e.message}`, ...(Array.isArray(missing) ? { missing } : {}) }
+  }
   const err = e instanceof Error ? e : new Error(textOf(e))
   const name = clip(textOf(err.name), 200)
   const full = textOf(err.message)

@@ -16,6 +16,10 @@ import { Inputs } from './inputs'
 import { MemoryMonitor } from './memory-monitor'
 import { SMALL_SHARE_OF_LIMIT as SMALL_SHARE, WorkerStore } from './store'
 import { TaskRunner } from './task-runner'
+import { SHARD_PART, ShuffleService } from './shuffle'
+
+/** Share of a worker's limit that one input task's shards may have in flight (the shuffle's outgoing cap). */
+const OUTGOING_SHARE = 0.05
 
 interface Parts {
   config: WorkerStart
@@ -105,9 +109,12 @@ export class Worker {
       this.#warn,
       { stuckTimeoutMs: config.stuckTimeoutMs, activity: () => this.#parts?.runner.counts ?? { executing: 0, done: 0, failed: 0 } },
     )
-    const server = new DataServer({ forTransfer: (k) => buffer.getFrame(k) }, secret, this.#transfer, this.#warn)
+    let shuffle: ShuffleService | undefined
+    const server = new DataServer({ forTransfer: (k) => buffer.getFrame(k), receive: (k, d) => shuffle!.receive(k, d) }, secret, this.#transfer, this.#warn)
     const dataAddress = await server.start(config.dataAddress)
-    const runner = new TaskRunner(config.nthreads, () => monitor.status, buffer, inputs, dataAddress, monitor)
+    const host = { store: buffer, client, memoryLimit: config.memoryLimit, address: dataAddress, status: () => monitor.status, checkSoon: () => monitor.checkSoon() }
+    shuffle = new ShuffleService(host, Math.max(SHARD_PART, Math.floor(config.memoryLimit * OUTGOING_SHARE)))
+    const runner = new TaskRunner(config.nthreads, () => monitor.status, buffer, inputs, dataAddress, monitor, { shuffle, memoryLimit: config.memoryLimit })
     this.#parts = { config, buffer, monitor, runner, server, client, inputs }
     this.#timers.push(setInterval(this.#heartbeat, config.heartbeatMs), setInterval(() => monitor.check(), config.monitorMs))
     return { pid: process.pid, dataAddress }

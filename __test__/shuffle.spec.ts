@@ -1,0 +1,87 @@
+// The P2P shuffle through bags, against plain JavaScript on the same data,
+// on real workers.
+import test from 'ava'
+import { bag, setupClient, type Client } from 'spillway'
+
+let client: Client
+let close: () => Promise<void>
+test.before(async () => {
+  const r = await setupClient({ workloadType: 'cpu', maxWorkers: 2, maxMemGb: 3, reserveMemGb: 0.5, dashboard: false, silenceLogs: true })
+  client = r.client
+  close = async () => {
+    await r.client.close()
+    await r.cluster.close()
+  }
+})
+test.after.always(async () => close?.())
+
+interface Rec {
+  id: number
+  user: string
+  n: number
+}
+const USERS = ['ann', 'bob', 'cy', 'dee', 'eve', '__proto__', 'constructor', 'zed']
+const recs: Rec[] = Array.from({ length: 5000 }, (_, id) => ({ id, user: USERS[(id * 7) % USERS.length] + (id % 13), n: (id * 31) % 97 }))
+const items = bag.fromSequence(recs, { npartitions: 12 })
+
+function sortPairs<T>(xs: [unknown, T][]): [unknown, T][] {
+  return [...xs].sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : String(a[0]) > String(b[0]) ? 1 : 0))
+}
+
+test.serial('groupBy: every key once, with all its items, in npartitions hash partitions', async (t) => {
+  const grouped = items.groupBy('user', { npartitions: 5 })
+  t.is(grouped.npartitions, 5)
+  const got = (await client.compute(grouped)) as [string, Rec[]][]
+  const expected = new Map<string, Rec[]>()
+  for (const r of recs) expected.set(r.user, [...(expected.get(r.user) ?? []), r])
+  t.is(got.length, expected.size)
+  for (const [k, list] of got) t.deepEqual([...list].sort((a, b) => a.id - b.id), expected.get(k), k)
+  // Steps after the shuffle fuse into the tasks that read it.
+  const sizes = await client.compute(grouped.map(([k, list]: [string, Rec[]]) => [k, list.length]))
+  t.deepEqual(sortPairs(sizes as [string, number][]), sortPairs([...expected].map(([k, l]) => [k, l.length] as [string, number])))
+})
+
+test.serial('foldBy, frequencies and distinct with splitOut against plain JavaScript', async (t) => {
+  const sums = new Map<string, number>()
+  for (const r of recs) sums.set(r.user, (sums.get(r.user) ?? 0) + r.n)
+  const folded = items.foldBy('user', (acc: number, r: Rec) => acc + r.n, 0, { combine: (a: number, b: number) => a + b, splitOut: 4 })
+  t.is(folded.npartitions, 4)
+  t.deepEqual(sortPairs((await client.compute(folded)) as [string, number][]), sortPairs([...sums]))
+  const freq = new Map<number, number>()
+  for (const r of recs) freq.set(r.n, (freq.get(r.n) ?? 0) + 1)
+  t.deepEqual(sortPairs((await client.compute(items.pluck('n').frequencies({ splitOut: 3 }))) as [number, number][]), sortPairs([...freq]))
+  t.deepEqual(((await client.compute(items.pluck('n').distinct({ splitOut: 3 }))) as number[]).sort((a, b) => a - b), [...freq.keys()].sort((a, b) => a - b))
+  t.is(await client.compute(items.pluck('user').distinct({ splitOut: 6 }).count()), sums.size)
+})
+
+test.serial('join: inner, left and outer against plain JavaScript', async (t) => {
+  const left = bag.fromSequence(Array.from({ length: 300 }, (_, i) => ({ k: i % 50, l: i })), { npartitions: 4 })
+  const right = bag.fromSequence(Array.from({ length: 120 }, (_, i) => ({ k: 25 + (i % 60), r: i })), { npartitions: 3 })
+  const L = Array.from({ length: 300 }, (_, i) => ({ k: i % 50, l: i }))
+  const R = Array.from({ length: 120 }, (_, i) => ({ k: 25 + (i % 60), r: i }))
+  const norm = (pairs: [any, any][]) => pairs.map(([a, b]) => `${a?.l ?? '-'}|${b?.r ?? '-'}`).sort()
+  const inner: [any, any][] = []
+  for (const a of L) for (const b of R) if (a.k === b.k) inner.push([a, b])
+  const leftJ: [any, any][] = [...inner, ...L.filter((a) => !R.some((b) => b.k === a.k)).map((a) => [a, undefined] as [any, any])]
+  const outer: [any, any][] = [...leftJ, ...R.filter((b) => !L.some((a) => a.k === b.k)).map((b) => [undefined, b] as [any, any])]
+  t.deepEqual(norm((await client.compute(left.join(right, 'k', 'k'))) as [any, any][]), norm(inner))
+  t.deepEqual(norm((await client.compute(left.join(right, 'k', 'k', { how: 'left', npartitions: 2 }))) as [any, any][]), norm(leftJ))
+  t.deepEqual(norm((await client.compute(left.join(right, (a: any) => a.k, (b: any) => b.k, { how: 'outer' }))) as [any, any][]), norm(outer))
+})
+
+test.serial('sortBy: range partitions from a sample, sorted across them, both directions', async (t) => {
+  const sorted = await client.compute(items.sortBy('n', { npartitions: 4 }).pluck('n'))
+  t.deepEqual(sorted, recs.map((r) => r.n).sort((a, b) => a - b))
+  const desc = await client.compute(items.sortBy((r: Rec) => r.id, { npartitions: 3, descending: true }).pluck('id'))
+  t.deepEqual(desc, recs.map((r) => r.id).sort((a, b) => b - a))
+  const words = bag.fromSequence(['pear', 'apple', 'fig', 'kiwi', 'banana', 'cherry', 'date'], { npartitions: 3 })
+  t.deepEqual(await client.compute(words.sortBy((w: string) => w, { npartitions: 2 })), ['apple', 'banana', 'cherry', 'date', 'fig', 'kiwi', 'pear'])
+})
+
+test.serial('shuffle regroups items by key without changing them; bad options are coded errors', async (t) => {
+  const out = (await client.compute(items.shuffle('user', { npartitions: 7 }))) as Rec[]
+  t.deepEqual([...out].sort((a, b) => a.id - b.id), recs)
+  t.throws(() => items.groupBy('user', { npartitions: 0 }), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /npartitions/ })
+  t.throws(() => items.pluck('n').frequencies({ splitOut: -1 }), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /splitOut/ })
+  t.throws(() => items.join(items, 'id', 'id', { how: 'cross' as never }), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /how/ })
+})

@@ -1,0 +1,124 @@
+// The scheduler's part of the P2P shuffle: which worker owns each output
+// partition. Outputs are spread over the live workers when the shuffle's
+// tasks are submitted; each output's collect task is restricted to its
+// owner; each split task is sent the owners' current data addresses. When
+// an owner is lost its outputs move to the survivors: their collect tasks
+// follow, find their shards missing and name the inputs that sent them,
+// and only those run again (a shard sent twice is stored once).
+
+import type { TaskSubmission } from './state'
+import type { TaskRecord, WorkerHandle } from './state'
+import type { CollectSpec, PartitionSpec, SplitSpec } from '../wire/bag'
+import type { TaskFn } from '../wire/protocol'
+
+/** What the coordinator needs of the scheduler (declared here, so the two do not import each other). */
+export interface ShuffleHost {
+  readonly workers: Map<string, WorkerHandle>
+  readonly tasks: Map<string, TaskRecord>
+  on(event: 'worker-removed', fn: (w: WorkerHandle) => void): unknown
+}
+
+interface Run {
+  /** Owner of each output, by worker name (names survive restarts; addresses do not). */
+  owners: string[]
+  collects: Map<number, string>
+}
+
+const coordinators = new WeakMap<ShuffleHost, ShuffleCoordinator>()
+
+export function shufflesOf(host: ShuffleHost): ShuffleCoordinator {
+  let c = coordinators.get(host)
+  if (!c) coordinators.set(host, (c = new ShuffleCoordinator(host)))
+  return c
+}
+
+function nativeOp(task: TaskFn | undefined): string | undefined {
+  return task?.fn === 'call' && task.func.kind === 'native' ? task.func.op : undefined
+}
+
+/** A shuffle output's spec, for a bag partition that reads one. */
+function collectOf(task: TaskFn | undefined): CollectSpec | undefined {
+  if (nativeOp(task) !== 'bag.partition') return undefined
+  const spec = ((task as Extract<TaskFn, { fn: 'call' }>).args as unknown[])[0] as PartitionSpec | undefined
+  return spec?.source?.kind === 'shuffle' ? spec.source.collect : undefined
+}
+
+export class ShuffleCoordinator {
+  readonly #runs = new Map<string, Run>()
+
+  constructor(private readonly host: ShuffleHost) {
+    host.on('worker-removed', (w) => this.#moveFrom(w.name))
+  }
+
+  #live(): WorkerHandle[] {
+    return [...this.host.workers.values()].filter((w) => w.alive)
+  }
+
+  #run(id: string, n: number): Run {
+    let run = this.#runs.get(id)
+    if (!run) {
+      const names = [...new Set(this.#live().map((w) => w.name))].sort()
+      // No worker yet: the first to come takes them all (moved as others join and leave).
+      run = { owners: Array.from({ length: n }, (_, p) => names[p % Math.max(1, names.length)] ?? ''), collects: new Map() }
+      this.#runs.set(id, run)
+    }
+    return run
+  }
+
+  /** Restricts each collect task to its output's owner (the shuffle's owners chosen now, if not yet). */
+  prepare(subs: TaskSubmission[]): TaskSubmission[] {
+    return subs.map((s) => {
+      const c = collectOf(s.task)
+      if (!c) return s
+      const run = this.#run(c.shuffle, c.npartitions)
+      run.collects.set(c.output, s.key)
+      const owner = run.owners[c.output] || this.#leastLoaded(run)
+      run.owners[c.output] = owner
+      return owner ? { ...s, workers: [owner] } : s
+    })
+  }
+
+  #leastLoaded(run: Run): string {
+    const names = [...new Set(this.#live().map((w) => w.name))]
+    if (!names.length) return ''
+    const load = new Map(names.map((n) => [n, 0]))
+    for (const o of run.owners) if (load.has(o)) load.set(o, load.get(o)! + 1)
+    return names.sort((a, b) => load.get(a)! - load.get(b)! || (a < b ? -1 : 1))[0]
+  }
+
+  #moveFrom(name: string): void {
+    for (const run of this.#runs.values()) {
+      for (let p = 0; p < run.owners.length; p++) {
+        if (run.owners[p] !== name) continue
+        // Marked free first so the least loaded survivor is chosen among the others.
+        run.owners[p] = ''
+        const next = this.#leastLoaded(run)
+        if (!next) continue
+        run.owners[p] = next
+        const t = this.host.tasks.get(run.collects.get(p) ?? '')
+        if (t) t.restrict = new Set([next])
+      }
+    }
+  }
+
+  /** The task as sent to a worker: a split learns where each output's owner listens now. */
+  taskToSend(t: TaskRecord): TaskFn {
+    const task = t.task!
+    if (nativeOp(task) !== 'shuffle.split') return task
+    const call = task as Extract<TaskFn, { fn: 'call' }>
+    const args = call.args as unknown[]
+    const spec = args[0] as SplitSpec
+    const run = this.#run(spec.shuffle, spec.npartitions)
+    const owners = run.owners.map((name, p) => {
+      let w = this.#live().find((h) => h.name === name)
+      if (!w) {
+        run.owners[p] = this.#leastLoaded(run)
+        w = this.#live().find((h) => h.name === run.owners[p])
+        const c = this.host.tasks.get(run.collects.get(p) ?? '')
+        if (c && w) c.restrict = new Set([w.name])
+      }
+      return w?.dataAddress ?? ''
+    })
+    return { ...call, args: [{ ...spec, owners }, ...args.slice(1)] }
+  }
+}

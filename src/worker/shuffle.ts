@@ -1,0 +1,150 @@
+// A worker's part of the P2P shuffle. As a sender, an input task's shards
+// go straight to the worker that owns each output, over the data sockets,
+// at most `outgoingCap` bytes in flight. As a receiver, shards land in this
+// worker's store (managed memory, spilled like any value) — held back while
+// the worker is paused, so senders wait. An output task reads its own
+// shards and lets them go; shards for an output already read are dropped.
+
+import { deserialize, serialize } from 'node:v8'
+import { ownTaskError, SpillwayError } from '../base/errors'
+import type { DataClient } from '../comm/data-client'
+import { SHARD_KEY, shardKey, type SplitMarker } from '../wire/bag'
+import type { WorkerStatus } from '../wire/protocol'
+import type { WorkerStore } from './store'
+
+/** Shards larger than this go as several parts (a frame stays well under the data socket's cap). */
+export const SHARD_PART = 8 * 2 ** 20
+
+export interface ShuffleHost {
+  readonly store: WorkerStore
+  readonly client: DataClient
+  readonly memoryLimit: number
+  /** This worker's data address: shards for its own outputs are stored without a socket. */
+  readonly address: string
+  status(): WorkerStatus
+  /** Wakes whoever waits on memory (a stored shard may need spilling). */
+  checkSoon(): void
+}
+
+export interface ShuffleCounts {
+  sentBytes: number
+  receivedBytes: number
+}
+
+export class ShuffleService {
+  readonly counts: ShuffleCounts = { sentBytes: 0, receivedBytes: 0 }
+  /** Outputs already read, per shuffle: a late duplicate shard for one is dropped, not kept forever. */
+  readonly #done = new Map<string, Set<number>>()
+
+  constructor(
+    private readonly host: ShuffleHost,
+    /** Bytes of shards one input task may have in flight at once. */
+    private readonly outgoingCap: number,
+  ) {}
+
+  async #whileRunning(): Promise<void> {
+    // A paused worker takes no more: the sender's push waits, which is the backpressure.
+    while (this.host.status() === 'paused') await new Promise((r) => setTimeout(r, 20))
+  }
+
+  /** A shard pushed by a peer (or by this worker for its own outputs). */
+  async receive(key: string, data: Buffer): Promise<void> {
+    const m = SHARD_KEY.exec(key)
+    if (!m) throw new SpillwayError('ERR_SPILLWAY_PROTOCOL', `a peer pushed ${JSON.stringify(key.slice(0, 80))}, which is not a shuffle shard`)
+    const [, shuffle, output] = /^shuffle-([0-9a-f]{16})-(\d+)-/.exec(key)!
+    if (this.#done.get(shuffle)?.has(Number(output)) || this.host.store.has(key)) return
+    await this.#whileRunning()
+    await this.host.store.set(key, data)
+    this.counts.receivedBytes += data.length
+    this.host.checkSoon()
+  }
+
+  /**
+   * Sends an input's items, grouped by output, to the owners of the outputs;
+   * the marker says how many parts went to each output.
+   */
+  async send(key: string, shuffle: string, input: number, side: number, byOutput: unknown[][], owners: string[]): Promise<SplitMarker> {
+    const parts = new Array<number>(byOutput.length).fill(0)
+    let bytes = 0
+    let inFlight = 0
+    const flights = new Set<Promise<void>>()
+    const failures: unknown[] = []
+    for (let p = 0; p < byOutput.length; p++) {
+      const items = byOutput[p]
+      if (!items.length) continue
+      const blobs = splitParts(items)
+      parts[p] = blobs.length
+      for (const [k, blob] of blobs.entries()) {
+        bytes += blob.length
+        while (inFlight > 0 && inFlight + blob.length > this.outgoingCap) await Promise.race(flights)
+        if (failures.length) throw failures[0]
+        const shard = shardKey(shuffle, p, input, k)
+        const owner = owners[p]
+        const f: Promise<void> = (owner === this.host.address ? this.receive(shard, blob) : this.host.client.push(owner, shard, blob))
+          .then(() => {
+            this.counts.sentBytes += blob.length
+          })
+          .catch((e) => {
+            failures.push(e)
+          })
+          .finally(() => {
+            inFlight -= blob.length
+            flights.delete(f)
+          })
+        inFlight += blob.length
+        flights.add(f)
+      }
+      byOutput[p] = []
+    }
+    await Promise.all(flights)
+    // A push that failed (its owner died) fails the input: the scheduler runs it again once the output has a new owner.
+    if (failures.length) throw failures[0]
+    return { key, input, side, parts, bytes }
+  }
+
+  /**
+   * The items of output `output` from every input that sent it any, in
+   * input order, with the side each came from. Missing shards (their holder
+   * lost them, or they went to an owner that died) are named by their
+   * input tasks, for the scheduler to run those again.
+   */
+  async collect(shuffle: string, output: number, markers: SplitMarker[]): Promise<{ shards: { side: number; items: unknown[] }[]; bytes: number }> {
+    // Being read again (its result was lost): shards sent anew must be taken.
+    this.#done.get(shuffle)?.delete(output)
+    const missing: string[] = []
+    const out: { side: number; items: unknown[] }[] = []
+    let total = 0
+    for (const m of [...markers].sort((a, b) => a.input - b.input)) {
+      for (let k = 0; k < (m.parts[output] ?? 0); k++) {
+        const bytes = await this.host.store.get(shardKey(shuffle, output, m.input, k))
+        if (!bytes) {
+          missing.push(m.key)
+          break
+        }
+        total += bytes.length
+        out.push({ side: m.side, items: deserialize(bytes) as unknown[] })
+      }
+    }
+    if (missing.length) throw Object.assign(ownTaskError('ERR_SPILLWAY_MISSING_DEP', `shuffle ${shuffle} output ${output}: shards of ${missing.length} input(s) are not here`, { missing }), { missing })
+    return { shards: out, bytes: total }
+  }
+
+  /** The output is read: its shards go, and late duplicates are dropped. */
+  release(shuffle: string, output: number, markers: SplitMarker[]): void {
+    let done = this.#done.get(shuffle)
+    if (!done) this.#done.set(shuffle, (done = new Set()))
+    done.add(output)
+    for (const m of markers) for (let k = 0; k < (m.parts[output] ?? 0); k++) this.host.store.delete(shardKey(shuffle, output, m.input, k))
+  }
+}
+
+/** A shard's items as one or more serialized blobs of at most about SHARD_PART bytes. */
+function splitParts(items: unknown[]): Buffer[] {
+  const whole = serialize(items)
+  if (whole.length <= SHARD_PART || items.length === 1) return [whole]
+  const pieces = Math.ceil(whole.length / SHARD_PART)
+  const per = Math.ceil(items.length / pieces)
+  const out: Buffer[] = []
+  for (let i = 0; i < items.length; i += per) out.push(serialize(items.slice(i, i + per)))
+  return out
+}
