@@ -7,6 +7,7 @@ import { combinePartials, finishPartial } from '../native/chunks'
 import type { LocalCluster } from '../deploy/local-cluster'
 import type { Scheduler, TaskSubmission } from '../scheduler/scheduler'
 import { shufflesOf } from '../scheduler/shuffle'
+import { checkShuffleRoom } from './shuffle-check'
 import { ArgumentError, ClusterClosedError, ConfigError, SpillwayError } from '../base/errors'
 import { FutureEngine, type MapOptions, type ScatterOptions, type SubmitOptions } from '../futures/engine'
 import type { TaskFunction } from '../wire/functions'
@@ -132,6 +133,10 @@ export class Client {
 
   /** A bag's tasks, a shuffle's outputs placed on their owners first. */
   #submitBag(subs: TaskSubmission[]): void {
+    const fresh = subs.filter((s) => !this.scheduler.tasks.has(s.key))
+    let memoryBytes = 0
+    for (const w of this.scheduler.workers.values()) memoryBytes += w.memoryLimit * (w.metrics?.thresholds.target ?? this.scheduler.thresholds.target)
+    checkShuffleRoom(fresh, { spillDir: this.cluster.options.spillDir, memoryBytes, nbytesOf: (k) => this.scheduler.tasks.get(k)?.nbytes ?? 0 })
     this.scheduler.submit(shufflesOf(this.scheduler).prepare(subs))
   }
 

@@ -94,6 +94,32 @@ export function readFrames(socket: Socket, rest: Buffer, onFrame: (frame: Buffer
 }
 
 /** Writes one frame made of `parts`; resolves once the socket can take more. */
+// One wait per socket for the buffer to drain, shared by every write that
+// found it full: many frames in flight on one socket (a shuffle's shards)
+// would otherwise add a listener each.
+const draining = new WeakMap<Socket, Promise<void>>()
+
+function drained(socket: Socket): Promise<void> {
+  if (socket.destroyed) return Promise.reject(new SpillwayError('ERR_SPILLWAY_TRANSFER', 'connection closed while writing'))
+  let p = draining.get(socket)
+  if (!p) {
+    p = new Promise<void>((resolve, reject) => {
+      const done = (err?: Error) => {
+        socket.off('drain', onDrain)
+        socket.off('close', onClose)
+        draining.delete(socket)
+        err ? reject(err) : resolve()
+      }
+      const onDrain = () => done()
+      const onClose = () => done(new SpillwayError('ERR_SPILLWAY_TRANSFER', 'connection closed while writing'))
+      socket.once('drain', onDrain)
+      socket.once('close', onClose)
+    })
+    draining.set(socket, p)
+  }
+  return p
+}
+
 export function writeFrame(socket: Socket, parts: Uint8Array[]): Promise<void> {
   let len = 0
   for (const p of parts) len += p.byteLength
@@ -101,18 +127,7 @@ export function writeFrame(socket: Socket, parts: Uint8Array[]): Promise<void> {
   head.writeUInt32BE(len, 0)
   let ok = socket.write(head)
   for (const p of parts) ok = socket.write(p) && ok
-  if (ok) return Promise.resolve()
-  return new Promise((resolve, reject) => {
-    const done = (err?: Error) => {
-      socket.off('drain', onDrain)
-      socket.off('close', onClose)
-      err ? reject(err) : resolve()
-    }
-    const onDrain = () => done()
-    const onClose = () => done(new SpillwayError('ERR_SPILLWAY_TRANSFER', 'connection closed while writing'))
-    socket.once('drain', onDrain)
-    socket.once('close', onClose)
-  })
+  return ok ? Promise.resolve() : drained(socket)
 }
 
 /** A frame holding a JSON header and a binary payload: [u32 header length][header][payload]. */
