@@ -85,3 +85,28 @@ test.serial('shuffle regroups items by key without changing them; bad options ar
   t.throws(() => items.pluck('n').frequencies({ splitOut: -1 }), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /splitOut/ })
   t.throws(() => items.join(items, 'id', 'id', { how: 'cross' as never }), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /how/ })
 })
+
+test.serial('a shuffle whose outputs fail frees every shard on every worker', async (t) => {
+  const { schedulerWorkers } = await import('spillway')
+  const managed = async () => Object.values(await schedulerWorkers(client)).reduce((a, w) => a + ((w.metrics as any).managedBytes ?? 0), 0)
+  const base = await managed()
+  // The last input fails after the others have pushed their shards: no output ever reads them.
+  const heavy = bag.fromSequence(Array.from({ length: 8 }, (_, i) => i), { npartitions: 8 }).flatMap((i: number) => {
+    if (i === 7) throw new Error(`input ${i} refused`)
+    return Array.from({ length: 200 }, (_, j) => ({ k: j % 10, p: 'x'.repeat(20_000) + i }))
+  })
+  const failing = heavy.groupBy('k', { npartitions: 4 })
+  const pushed = async () => Object.values(await schedulerWorkers(client)).reduce((a, w) => a + ((w.metrics as any).shuffle?.receivedBytes ?? 0), 0)
+  const pushedBefore = await pushed()
+  const err = await t.throwsAsync(client.compute(failing))
+  t.regex(err!.message, /refused/)
+  const deadline = Date.now() + 10_000
+  let now = await managed()
+  while (now > base + 2 ** 20 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100))
+    now = await managed()
+  }
+  t.true((await pushed()) - pushedBefore > 2 ** 20, 'shards were pushed before the failure')
+  t.true(now <= base + 2 ** 20, `managed bytes back to ${now} (were ${base} before; the shards held about 28 MB)`)
+  for (const w of Object.values(await schedulerWorkers(client))) t.is((w.metrics as any).shuffle.heldShards, 0, `${w.name} holds no shard`)
+})

@@ -161,7 +161,10 @@ export class Client {
     try {
       return options.progress && !this.silenceLogs ? await withProgress(this, subs.map((t) => t.key), fetch, { label: 'compute' }) : await fetch()
     } finally {
-      if (!this.scheduler.closed) this.scheduler.release(keys)
+      if (!this.scheduler.closed) {
+        this.scheduler.release(keys)
+        shufflesOf(this.scheduler).dropUnread(subs)
+      }
     }
   }
 

@@ -101,6 +101,28 @@ export class ShuffleCoordinator {
     }
   }
 
+  /**
+   * Drops the shards of every shuffle among `subs` that no output will read
+   * any more (each output ran, failed or was let go of), on every worker.
+   */
+  dropUnread(subs: TaskSubmission[]): void {
+    const ids = new Set<string>()
+    for (const s of subs) {
+      if (nativeOp(s.task) !== 'shuffle.split') continue
+      ids.add((((s.task as Extract<TaskFn, { fn: 'call' }>).args as unknown[])[0] as SplitSpec).shuffle)
+    }
+    for (const id of ids) {
+      const run = this.#runs.get(id)
+      const live = run && [...run.collects.values()].some((k) => {
+        const st = this.host.tasks.get(k)?.state
+        return st === 'waiting' || st === 'queued' || st === 'processing'
+      })
+      if (live) continue
+      this.#runs.delete(id)
+      for (const w of this.#live()) w.rpc.request({ op: 'shuffle-drop', shuffle: id }).catch(() => {})
+    }
+  }
+
   /** The task as sent to a worker: a split learns where each output's owner listens now. */
   taskToSend(t: TaskRecord): TaskFn {
     const task = t.task!

@@ -72,6 +72,8 @@ export interface WorkerMetrics extends SpillMetrics {
   transfer: { incomingBytes: number; incomingCount: number; outgoingBytes: number; outgoingCount: number }
   /** Set while the worker is stuck (paused, cannot spill, no progress). */
   stuck?: StuckReport
+  /** P2P shuffle shards this worker has pushed and taken in (bytes, serialised), and those it holds now. */
+  shuffle?: { sentBytes: number; receivedBytes: number; heldShards: number }
   time: number
 }
 
@@ -103,6 +105,8 @@ export type Request =
   | { op: 'reduce'; key: string; dtype: string; reduceOp: string }
   | { op: 'reduce-many'; keys: string[]; dtype: string; reduceOp: string }
   | { op: 'release'; keys: string[] }
+  /** Every shard of a shuffle that will not be read (it failed, or its outputs were let go of before they ran). */
+  | { op: 'shuffle-drop'; shuffle: string }
   | { op: 'set-thresholds'; thresholds: Partial_<Thresholds> }
   | { op: 'metrics' }
   /** Keeps a joined worker's link alive both ways (its reply is not awaited). */

@@ -136,6 +136,7 @@ export const checkMetrics: Check = obj({
   timings: obj({ taskSeconds: amount, pausedSeconds: amount }),
   transfer: obj({ incomingBytes: amount, incomingCount: amount, outgoingBytes: amount, outgoingCount: amount }),
   stuck: opt(STUCK),
+  shuffle: opt(obj({ sentBytes: amount, receivedBytes: amount, heldShards: amount })),
   time: amount,
 })
 
@@ -175,6 +176,7 @@ const RESULTS: Record<Request['op'], Check> = {
   reduce: obj({ partial: nullable(PARTIAL) }),
   'reduce-many': obj({ partials: arrayOf(nullable(PARTIAL)), unreadable: opt(arrayOf(obj({ key: str, code: str, message: str }))) }),
   release: WITH_METRICS,
+  'shuffle-drop': WITH_METRICS,
   'set-thresholds': WITH_METRICS,
   metrics: WITH_METRICS,
   // Replies no one reads.

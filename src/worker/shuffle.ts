@@ -35,6 +35,8 @@ export class ShuffleService {
   readonly counts: ShuffleCounts = { sentBytes: 0, receivedBytes: 0 }
   /** Outputs already read, per shuffle: a late duplicate shard for one is dropped, not kept forever. */
   readonly #done = new Map<string, Set<number>>()
+  /** Shards held, per shuffle, so a shuffle that will not be read is dropped whole. */
+  readonly #held = new Map<string, Set<string>>()
 
   constructor(
     private readonly host: ShuffleHost,
@@ -55,6 +57,9 @@ export class ShuffleService {
     if (this.#done.get(shuffle)?.has(Number(output)) || this.host.store.has(key)) return
     await this.#whileRunning()
     await this.host.store.set(key, data)
+    let held = this.#held.get(shuffle)
+    if (!held) this.#held.set(shuffle, (held = new Set()))
+    held.add(key)
     this.counts.receivedBytes += data.length
     this.host.checkSoon()
   }
@@ -134,7 +139,30 @@ export class ShuffleService {
     let done = this.#done.get(shuffle)
     if (!done) this.#done.set(shuffle, (done = new Set()))
     done.add(output)
-    for (const m of markers) for (let k = 0; k < (m.parts[output] ?? 0); k++) this.host.store.delete(shardKey(shuffle, output, m.input, k))
+    const held = this.#held.get(shuffle)
+    for (const m of markers) {
+      for (let k = 0; k < (m.parts[output] ?? 0); k++) {
+        const key = shardKey(shuffle, output, m.input, k)
+        this.host.store.delete(key)
+        held?.delete(key)
+      }
+    }
+  }
+
+  /** Every shard of `shuffle` held here goes (the scheduler says no output will read them). */
+  drop(shuffle: string): number {
+    const held = this.#held.get(shuffle)
+    this.#held.delete(shuffle)
+    this.#done.delete(shuffle)
+    for (const key of held ?? []) this.host.store.delete(key)
+    return held?.size ?? 0
+  }
+
+  /** Shards held now, over every shuffle. */
+  get heldShards(): number {
+    let n = 0
+    for (const s of this.#held.values()) n += s.size
+    return n
   }
 }
 

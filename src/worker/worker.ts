@@ -29,6 +29,7 @@ interface Parts {
   server: DataServer
   client: DataClient
   inputs: Inputs
+  shuffle: ShuffleService
 }
 
 async function mapLimited<T, R>(items: T[], limit: number, fn: (x: T) => Promise<R>): Promise<R[]> {
@@ -74,6 +75,7 @@ export class Worker {
       timings: { taskSeconds: p.runner.taskSeconds, pausedSeconds: p.monitor.pausedSeconds },
       transfer: { ...this.#transfer, incomingBytes: p.client.incomingBytes, incomingCount: p.client.incomingCount },
       stuck: p.monitor.stuck,
+      shuffle: { ...p.shuffle.counts, heldShards: p.shuffle.heldShards },
       time: Date.now(),
     }
   }
@@ -115,7 +117,7 @@ export class Worker {
     const host = { store: buffer, client, memoryLimit: config.memoryLimit, address: dataAddress, status: () => monitor.status, checkSoon: () => monitor.checkSoon() }
     shuffle = new ShuffleService(host, Math.max(SHARD_PART, Math.floor(config.memoryLimit * OUTGOING_SHARE)))
     const runner = new TaskRunner(config.nthreads, () => monitor.status, buffer, inputs, dataAddress, monitor, { shuffle, memoryLimit: config.memoryLimit })
-    this.#parts = { config, buffer, monitor, runner, server, client, inputs }
+    this.#parts = { config, buffer, monitor, runner, server, client, inputs, shuffle }
     this.#timers.push(setInterval(this.#heartbeat, config.heartbeatMs), setInterval(() => monitor.check(), config.monitorMs))
     return { pid: process.pid, dataAddress }
   }
@@ -146,6 +148,9 @@ export class Worker {
         return { partial: await p.buffer.reduce(req.key, req.dtype, req.reduceOp) }
       case 'reduce-many':
         return this.#reduceMany(p, req.keys, req.dtype, req.reduceOp)
+      case 'shuffle-drop':
+        p.shuffle.drop(req.shuffle)
+        return { metrics: this.metrics() }
       case 'release':
         for (const k of req.keys) {
           p.buffer.delete(k)
