@@ -1,7 +1,7 @@
 // The P2P shuffle through bags, against plain JavaScript on the same data,
 // on real workers.
 import test from 'ava'
-import { bag, setupClient, type Client } from 'spillway'
+import { bag, clusterReport, clusterView, renderMetrics, setupClient, type Client } from 'spillway'
 
 let client: Client
 let close: () => Promise<void>
@@ -38,6 +38,10 @@ test.serial('groupBy: every key once, with all its items, in npartitions hash pa
   for (const [k, list] of got) t.deepEqual([...list].sort((a, b) => a.id - b.id), expected.get(k), k)
   // Steps after the shuffle fuse into the tasks that read it.
   const sizes = await client.compute(grouped.map(([k, list]: [string, Rec[]]) => [k, list.length]))
+  // Visible: the report and the Prometheus exposition count the shuffle's bytes.
+  t.true((await clusterReport(client)).shuffleGib > 0)
+  const exposition = renderMetrics(await clusterView(client))
+  t.regex(exposition, /spillway_worker_shuffle_received_bytes_total\{worker="[^"]+"\} [1-9]/)
   t.deepEqual(sortPairs(sizes as [string, number][]), sortPairs([...expected].map(([k, l]) => [k, l.length] as [string, number])))
 })
 

@@ -41,6 +41,8 @@ export interface WorkerRow {
   tasks: { held: number; processing: number }
   /** Bytes and values fetched from other workers (incoming) and sent to them or to the client (outgoing). */
   transfer: WorkerMetrics['transfer']
+  /** P2P shuffle shards pushed to other workers and taken in (bytes), and held now. */
+  shuffle: NonNullable<WorkerMetrics['shuffle']>
   restarts: number
   kills: number
   /** Time of the heartbeat these figures come from (ms since the epoch). */
@@ -83,6 +85,7 @@ export interface ClusterView {
 
 const MAX_GROUPS = 20
 const NO_TRANSFER = { incomingBytes: 0, incomingCount: 0, outgoingBytes: 0, outgoingCount: 0 }
+const NO_SHUFFLE = { sentBytes: 0, receivedBytes: 0, heldShards: 0 }
 
 function marks(limit: number, t: Thresholds): Thresholds {
   return { target: t.target * limit, spill: t.spill * limit, pause: t.pause * limit, terminate: t.terminate * limit }
@@ -117,6 +120,7 @@ function liveRow(slot: number | null, w: WorkerHandle, fallback: Thresholds, res
     marks: marks(w.memoryLimit, thresholds),
     tasks: { held: w.held.size, processing: w.processing.size },
     transfer: { ...NO_TRANSFER, ...m?.transfer },
+    shuffle: { ...NO_SHUFFLE, ...m?.shuffle },
     restarts,
     kills,
     heartbeatAt: m?.time ?? null,
@@ -149,6 +153,7 @@ function emptyRow(slot: number, status: RowStatus, limit: number, nthreads: numb
     marks: marks(limit, t),
     tasks: { held: 0, processing: 0 },
     transfer: { ...NO_TRANSFER },
+    shuffle: { ...NO_SHUFFLE },
     restarts,
     kills,
     heartbeatAt: null,

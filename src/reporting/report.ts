@@ -21,6 +21,8 @@ export interface ClusterReportData {
   totalTasks: number
   spillCount: number
   lostWorkers: number
+  /** P2P shuffle shard bytes the workers took in, over the live workers' lifetimes. */
+  shuffleGib: number
 }
 
 export class ClusterReport implements ClusterReportData {
@@ -35,6 +37,7 @@ export class ClusterReport implements ClusterReportData {
   totalTasks!: number
   spillCount!: number
   lostWorkers!: number
+  shuffleGib!: number
 
   constructor(data: ClusterReportData) {
     Object.assign(this, data)
@@ -57,12 +60,14 @@ export async function clusterReport(client: Client, options: { startTime?: numbe
   let max = 0
   let spill = 0
   let spillCount = 0
+  let shuffled = 0
   for (const w of workers) {
     const m = workerInMemoryBytes(w.metrics)
     total += m
     max = Math.max(max, m)
     spill += workerSpillBytes(w.metrics)
     spillCount += (w.metrics as { spillCount?: number }).spillCount ?? 0
+    shuffled += (w.metrics as { shuffle?: { receivedBytes: number } }).shuffle?.receivedBytes ?? 0
   }
   const start = options.startTime ?? s.startedAt
   return new ClusterReport({
@@ -77,5 +82,6 @@ export async function clusterReport(client: Client, options: { startTime?: numbe
     totalTasks: s.totalTasks,
     spillCount,
     lostWorkers: s.lostWorkers,
+    shuffleGib: shuffled / GIB,
   })
 }

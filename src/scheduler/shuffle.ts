@@ -19,6 +19,8 @@ export interface ShuffleHost {
 }
 
 interface Run {
+  /** The id its tasks carry: the shuffle's own, with the run's number once an earlier run was dropped. */
+  runId: string
   /** Owner of each output, by worker name (names survive restarts; addresses do not). */
   owners: string[]
   collects: Map<number, string>
@@ -45,6 +47,8 @@ function collectOf(task: TaskFn | undefined): CollectSpec | undefined {
 
 export class ShuffleCoordinator {
   readonly #runs = new Map<string, Run>()
+  /** Runs dropped so far, per shuffle id. */
+  readonly #epochs = new Map<string, number>()
 
   constructor(private readonly host: ShuffleHost) {
     host.on('worker-removed', (w) => this.#moveFrom(w.name))
@@ -59,7 +63,8 @@ export class ShuffleCoordinator {
     if (!run) {
       const names = [...new Set(this.#live().map((w) => w.name))].sort()
       // No worker yet: the first to come takes them all (moved as others join and leave).
-      run = { owners: Array.from({ length: n }, (_, p) => names[p % Math.max(1, names.length)] ?? ''), collects: new Map() }
+      const epoch = this.#epochs.get(id) ?? 0
+      run = { runId: epoch ? `${id}e${epoch}` : id, owners: Array.from({ length: n }, (_, p) => names[p % Math.max(1, names.length)] ?? ''), collects: new Map() }
       this.#runs.set(id, run)
     }
     return run
@@ -117,15 +122,24 @@ export class ShuffleCoordinator {
         const st = this.host.tasks.get(k)?.state
         return st === 'waiting' || st === 'queued' || st === 'processing'
       })
-      if (live) continue
+      if (live || !run) continue
       this.#runs.delete(id)
-      for (const w of this.#live()) w.rpc.request({ op: 'shuffle-drop', shuffle: id }).catch(() => {})
+      this.#epochs.set(id, (this.#epochs.get(id) ?? 0) + 1)
+      for (const w of this.#live()) w.rpc.request({ op: 'shuffle-drop', shuffle: run.runId }).catch(() => {})
     }
   }
 
   /** The task as sent to a worker: a split learns where each output's owner listens now. */
   taskToSend(t: TaskRecord): TaskFn {
     const task = t.task!
+    const collect = collectOf(task)
+    if (collect) {
+      const run = this.#run(collect.shuffle, collect.npartitions)
+      if (run.runId === collect.shuffle) return task
+      const call = task as Extract<TaskFn, { fn: 'call' }>
+      const [spec, ...rest] = call.args as [PartitionSpec, ...unknown[]]
+      return { ...call, args: [{ ...spec, source: { kind: 'shuffle', collect: { ...collect, shuffle: run.runId } } }, ...rest] }
+    }
     if (nativeOp(task) !== 'shuffle.split') return task
     const call = task as Extract<TaskFn, { fn: 'call' }>
     const args = call.args as unknown[]
@@ -141,6 +155,6 @@ export class ShuffleCoordinator {
       }
       return w?.dataAddress ?? ''
     })
-    return { ...call, args: [{ ...spec, owners }, ...args.slice(1)] }
+    return { ...call, args: [{ ...spec, shuffle: run.runId, owners }, ...args.slice(1)] }
   }
 }

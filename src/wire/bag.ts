@@ -118,7 +118,9 @@ export interface CollectSpec {
   then: Collect
 }
 
-export const SHARD_KEY = /^shuffle-[0-9a-f]{16}-\d+-\d+-\d+$/
+/** A shuffle's run: its id (a hash of its graph) and, after a run was dropped, the run's number. */
+export const RUN_ID = /^[0-9a-f]{16}(?:e\d{1,6})?$/
+export const SHARD_KEY = /^shuffle-([0-9a-f]{16}(?:e\d{1,6})?)-(\d+)-\d+-\d+$/
 
 export function shardKey(shuffle: string, output: number, input: number, part: number): string {
   return `shuffle-${shuffle}-${output}-${input}-${part}`

@@ -35,6 +35,8 @@ export class ShuffleService {
   readonly counts: ShuffleCounts = { sentBytes: 0, receivedBytes: 0 }
   /** Outputs already read, per shuffle: a late duplicate shard for one is dropped, not kept forever. */
   readonly #done = new Map<string, Set<number>>()
+  /** Runs dropped: a new run of the same shuffle has a new run id, so these never come back. */
+  readonly #dropped = new Set<string>()
   /** Shards held, per shuffle, so a shuffle that will not be read is dropped whole. */
   readonly #held = new Map<string, Set<string>>()
 
@@ -53,8 +55,9 @@ export class ShuffleService {
   async receive(key: string, data: Buffer): Promise<void> {
     const m = SHARD_KEY.exec(key)
     if (!m) throw new SpillwayError('ERR_SPILLWAY_PROTOCOL', `a peer pushed ${JSON.stringify(key.slice(0, 80))}, which is not a shuffle shard`)
-    const [, shuffle, output] = /^shuffle-([0-9a-f]{16})-(\d+)-/.exec(key)!
-    if (this.#done.get(shuffle)?.has(Number(output)) || this.host.store.has(key)) return
+    const [, shuffle, output] = m
+    // A late shard of a run that was dropped (an input still running when its shuffle failed) is not kept.
+    if (this.#dropped.has(shuffle) || this.#done.get(shuffle)?.has(Number(output)) || this.host.store.has(key)) return
     await this.#whileRunning()
     await this.host.store.set(key, data)
     let held = this.#held.get(shuffle)
@@ -154,6 +157,7 @@ export class ShuffleService {
     const held = this.#held.get(shuffle)
     this.#held.delete(shuffle)
     this.#done.delete(shuffle)
+    this.#dropped.add(shuffle)
     for (const key of held ?? []) this.host.store.delete(key)
     return held?.size ?? 0
   }

@@ -71,6 +71,7 @@
       ['limit', 'limit'],
       ['chunks', 'tasks'],
       ['transfer', 'transfer in/out'],
+      ['shuffle', 'shuffle in/out'],
       ['restarts', 'restarts'],
     ]) {
       const s = el('span', '', label + ' ')
@@ -135,6 +136,8 @@
       r.fig.chunks.textContent = w.tasks.held + ' held, ' + w.tasks.processing + ' running'
       r.fig.transfer.textContent = fmtBytes(w.transfer.incomingBytes) + ' / ' + fmtBytes(w.transfer.outgoingBytes)
       r.fig.transfer.title = w.transfer.incomingCount + ' values fetched from other workers, ' + w.transfer.outgoingCount + ' sent'
+      r.fig.shuffle.textContent = fmtBytes(w.shuffle.receivedBytes) + ' / ' + fmtBytes(w.shuffle.sentBytes)
+      r.fig.shuffle.title = w.shuffle.heldShards + ' shards held now (in memory or spilled), waiting for their outputs'
       r.fig.restarts.textContent = String(w.restarts)
     }
     for (const [key, r] of rows) {
