@@ -8,7 +8,7 @@ import type { AggregateSpec, PartitionSpec, Reducer, Step, StepFn } from '../wir
 import type { FnDesc } from '../wire/functions'
 import { aggregate, keyOf, perPartition, type Fn, type Loaded } from './bag-reducers'
 import { csvItems, parquetItems } from './tabular'
-import { textItems } from './text-blocks'
+import { textBlockLines } from './text-blocks'
 import { writeLines } from './text-writer'
 
 export interface FunctionLoader {
@@ -73,9 +73,9 @@ async function sourceItems(spec: PartitionSpec, inputs: unknown[]): Promise<Iter
   if (src.kind === 'csv') return csvItems(src)
   if (src.kind === 'parquet') return parquetItems(src)
   // A text block is read whole before its lines are streamed through the steps: a block is at most `blocksize`.
-  const lines: unknown[] = []
-  for await (const line of textItems(src)) lines.push(line)
-  return lines
+  const blocks: unknown[][] = []
+  for await (const lines of textBlockLines(src)) blocks.push(lines)
+  return blocks.length === 1 ? blocks[0] : blocks.flat()
 }
 
 /** A partition's items as an array, or its reduction's partial. */
