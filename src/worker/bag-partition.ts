@@ -8,7 +8,7 @@ import type { AggregateSpec, PartitionSpec, Reducer, Step, StepFn } from '../wir
 import type { FnDesc } from '../wire/functions'
 import { aggregate, keyOf, perPartition, type Fn, type Loaded } from './bag-reducers'
 import { csvItems, parquetItems } from './tabular'
-import { textBlockLines } from './text-blocks'
+import { textPartition } from './text-blocks'
 import { writeLines } from './text-writer'
 
 export interface FunctionLoader {
@@ -72,10 +72,8 @@ async function sourceItems(spec: PartitionSpec, inputs: unknown[]): Promise<Iter
   if (src.kind === 'inputs') return inputs.flatMap((v) => v as unknown[])
   if (src.kind === 'csv') return csvItems(src)
   if (src.kind === 'parquet') return parquetItems(src)
-  // A text block is read whole before its lines are streamed through the steps: a block is at most `blocksize`.
-  const blocks: unknown[][] = []
-  for await (const lines of textBlockLines(src)) blocks.push(lines)
-  return blocks.length === 1 ? blocks[0] : blocks.flat()
+  // A text block is read whole, its lines made as the steps consume them (a block is at most `blocksize`).
+  return textPartition(src)
 }
 
 /** A partition's items as an array, or its reduction's partial. */
