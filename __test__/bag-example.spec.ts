@@ -10,7 +10,7 @@ const ROOT = join(__dirname, '..')
 test('examples/bag-pipeline.ts prints what README.md says it prints', async (t) => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
   const section = readme.slice(readme.indexOf('## Your data in partitions'))
-  const printed = /It prints[^`]*```text\n([\s\S]*?)```/.exec(section)
+  const printed = /It prints[\s\S]*?```text\n([\s\S]*?)```/.exec(section)
   if (!printed) return t.fail('README has no printed output for the example')
   const stdout = await new Promise<string>((resolve, reject) => {
     execFile(process.execPath, ['--import', 'tsx', join(ROOT, 'examples', 'bag-pipeline.ts')], { cwd: ROOT, timeout: 60_000 }, (err, out, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(out)))
