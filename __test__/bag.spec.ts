@@ -34,6 +34,15 @@ test('readText blocks: every line read exactly once, for every block size and de
   for (let bs = 1; bs <= 12; bs++) t.deepEqual(await linesOf(bag.readText(crlf, { blocksize: bs, lineDelimiter: '\r\n' })), lines, `crlf blocksize ${bs}`)
 })
 
+test('readText blocks over 1 MiB, split a piece at a time: the same lines as a plain split (multi-byte characters, CRLF)', async (t) => {
+  const lines = Array.from({ length: 60_000 }, (_, i) => (i % 97 === 0 ? '' : `ligne ${i} é€😀 `.repeat(1 + (i % 5))))
+  for (const [name, delim] of [['big.txt', '\n'], ['big-crlf.txt', '\r\n']]) {
+    const file = join(dir, name)
+    writeFileSync(file, lines.join(delim) + delim)
+    for (const bs of [3 * 2 ** 20, 2 ** 20 + 3, 64 * 2 ** 20]) t.deepEqual(await linesOf(bag.readText(file, { blocksize: bs, lineDelimiter: delim })), lines, `${name} blocksize ${bs}`)
+  }
+})
+
 test('readText packs small files up to blocksize, reads gzip whole, includePath', async (t) => {
   const sub = join(dir, 'small')
   rmSync(sub, { recursive: true, force: true })

@@ -8,7 +8,7 @@ import type { AggregateSpec, CollectSpec, PartitionSpec, Reducer, SplitMarker, S
 import type { FnDesc } from '../wire/functions'
 import { aggregate, keyOf, perPartition, type Fn, type Loaded } from './bag-reducers'
 import { csvItems, parquetItems } from './tabular'
-import { textItems } from './text-blocks'
+import { textPartition } from './text-blocks'
 import { writeLines } from './text-writer'
 
 export interface FunctionLoader {
@@ -78,10 +78,8 @@ async function sourceItems(load: FunctionLoader, spec: PartitionSpec, inputs: un
   if (src.kind === 'inputs') return inputs.flatMap((v) => v as unknown[])
   if (src.kind === 'csv') return csvItems(src)
   if (src.kind === 'parquet') return parquetItems(src)
-  // A text block is read whole before its lines are streamed through the steps: a block is at most `blocksize`.
-  const lines: unknown[] = []
-  for await (const line of textItems(src)) lines.push(line)
-  return lines
+  // A text block is read whole, its lines made as the steps consume them (a block is at most `blocksize`).
+  return textPartition(src)
 }
 
 /** A partition's items as an array, or its reduction's partial. */

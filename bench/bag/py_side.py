@@ -1,0 +1,89 @@
+"""The Python sides of bench/bag, one case per invocation, in a fresh process
+(and, for Dask, a fresh LocalCluster: 2 worker processes, 1 thread and
+1 GiB each, no dashboard, as bench/dask). Start-up (imports, cluster or
+connection) is timed apart from the workload. Prints one JSON line.
+
+  python py_side.py --side dask --case text --manifest M [--blocksize 64MiB]
+      small files: db.read_text(small, files_per_partition=F), large files:
+      db.read_text(large, blocksize=B), concatenated (Dask cannot mix the
+      two in one read_text); .filter(lambda l: 'ERROR' in l).count()
+  python py_side.py --side dask --case ndjson --manifest M
+      db.read_text(file, blocksize=B).map(json.loads)
+        .foldby('user', acc + e['bytes'], 0, a + b, 0)
+  python py_side.py --side duckdb --case ndjson --manifest M
+      threads=2, memory_limit='2GiB' (the two workers' memory);
+      SELECT "user", sum(bytes) FROM read_json(file, format='newline_delimited') GROUP BY ALL
+"""
+
+import argparse
+import json
+import time
+
+t0 = time.perf_counter()
+
+
+def parse_bytes(s):
+    import re
+
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMG]i?B)?\s*", s)
+    units = {None: 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}
+    return int(float(m.group(1)) * units[m.group(2)])
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--side", required=True, choices=["dask", "duckdb"])
+    p.add_argument("--case", required=True, choices=["text", "ndjson"])
+    p.add_argument("--manifest", required=True)
+    p.add_argument("--blocksize", default="64MiB")
+    a = p.parse_args()
+    m = json.load(open(a.manifest))
+    blocksize = parse_bytes(a.blocksize)
+    out = {"side": a.side, "case": a.case}
+    if a.side == "dask":
+        import dask
+        import dask.bag as db
+        from distributed import Client, LocalCluster
+
+        dask.config.set({"distributed.worker.daemon": False})
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, memory_limit="1GiB", processes=True, dashboard_address=None)
+        client = Client(cluster)
+        startup = time.perf_counter() - t0
+        t = time.perf_counter()
+        if a.case == "text":
+            avg = m["text"]["smallBytes"] / max(1, m["text"]["smallFiles"])
+            per = max(1, int(blocksize // avg))
+            small = db.read_text(m["text"]["smallGlob"], files_per_partition=per)
+            large = db.read_text(m["text"]["largeGlob"], blocksize=blocksize)
+            lines = db.concat([small, large])
+            out["npartitions"] = lines.npartitions
+            out["answer"] = lines.filter(lambda l: "ERROR" in l).count().compute()
+        else:
+            events = db.read_text(m["ndjson"]["path"], blocksize=blocksize).map(json.loads)
+            out["npartitions"] = events.npartitions
+            by_user = events.foldby(lambda e: e["user"], lambda acc, e: acc + e["bytes"], 0, lambda x, y: x + y, 0).compute()
+            out["answer"] = {"users": len(by_user), "total": sum(v for _, v in by_user)}
+        out["seconds"] = time.perf_counter() - t
+        out["startupSeconds"] = startup
+        client.close()
+        cluster.close()
+    else:
+        import duckdb
+
+        con = duckdb.connect()
+        con.execute("SET threads = 2")
+        con.execute("SET memory_limit = '2GiB'")
+        startup = time.perf_counter() - t0
+        t = time.perf_counter()
+        rows = con.execute(
+            "SELECT \"user\", sum(bytes) FROM read_json(?, format = 'newline_delimited') GROUP BY ALL",
+            [m["ndjson"]["path"]],
+        ).fetchall()
+        out["seconds"] = time.perf_counter() - t
+        out["startupSeconds"] = startup
+        out["answer"] = {"users": len(rows), "total": int(sum(v for _, v in rows))}
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

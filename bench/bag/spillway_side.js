@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+// spillway's side of bench/bag, one case per invocation on a fresh 2-worker
+// cluster (1 GiB each, as bench/dask). Cluster start-up is timed apart from
+// the workload, which includes planning the bag (globbing, stat'ing files).
+// Prints one JSON line.
+//
+//   node spillway_side.js --case text|trivial|ndjson --manifest <path> [--blocksize 64MiB]
+//
+//   text     readText(glob).filter(line.includes('ERROR')).count()
+//   trivial  readText(glob).filter(() => true).count()       (against the floor)
+//   ndjson   readText(file).map(JSON.parse).foldBy('user', acc + e.bytes, 0, { combine: a + b })
+'use strict'
+
+const fs = require('node:fs')
+const { bag, setupClient } = require('../..')
+
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(name)
+  return i >= 0 ? process.argv[i + 1] : dflt
+}
+const now = () => Number(process.hrtime.bigint()) / 1e9
+
+async function main() {
+  const c = arg('--case')
+  const m = JSON.parse(fs.readFileSync(arg('--manifest'), 'utf8'))
+  const blocksize = arg('--blocksize', '64 MiB')
+  let t = now()
+  const { client, cluster } = await setupClient({ workloadType: 'cpu', maxWorkers: 2, maxMemGb: 3, reserveMemGb: 1, dashboard: false, silenceLogs: true })
+  let out
+  try {
+    const startup = now() - t
+    t = now()
+    let answer
+    let npartitions
+    if (c === 'text' || c === 'trivial') {
+      const lines = bag.readText(m.text.glob, { blocksize })
+      npartitions = lines.npartitions
+      const kept = c === 'text' ? lines.filter((line) => line.includes('ERROR')) : lines.filter(() => true)
+      answer = await client.compute(kept.count())
+    } else if (c === 'ndjson') {
+      const events = bag.readText(m.ndjson.path, { blocksize }).map(JSON.parse)
+      npartitions = events.npartitions
+      const byUser = await client.compute(events.foldBy('user', (acc, e) => acc + e.bytes, 0, { combine: (a, b) => a + b }))
+      answer = { users: byUser.length, total: byUser.reduce((a, [, v]) => a + v, 0) }
+    } else throw new Error(`unknown --case ${c}`)
+    const seconds = now() - t
+    let peakRss = 0
+    for (const w of client.scheduler.workers.values()) peakRss = Math.max(peakRss, w.metrics?.rss ?? 0)
+    out = { side: 'spillway', case: c, seconds, startupSeconds: startup, answer, npartitions, workerRssBytes: peakRss }
+  } finally {
+    await client.close()
+    await cluster.close()
+  }
+  console.log(JSON.stringify(out))
+}
+
+main().catch((e) => {
+  console.error(e)
+  process.exit(1)
+})
