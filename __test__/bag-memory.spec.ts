@@ -2,7 +2,7 @@
 // the same LRU, and a partition lost with its worker is made again from its
 // source.
 import test from 'ava'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { bag, schedulerWorkers, workerSpillBytes } from 'spillway'
@@ -63,4 +63,28 @@ test('a worker SIGKILLed in the middle of a bag loses nothing: the exact result'
   await new Promise((r) => setTimeout(r, 300))
   process.kill(workers[0].pid, 'SIGKILL')
   t.is(await pending, expected)
+})
+
+test('files written by toTextfiles are complete after a worker is SIGKILLed mid-write, and no temporary file is left', async (t) => {
+  const { client } = await cluster(t)
+  const dir = mkdtempSync(join(tmpdir(), 'spillway-bag-write-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const parts = 12
+  const slow = bag.fromSequence(Array.from({ length: parts * 1000 }, (_, i) => i), { npartitions: parts }).mapPartitions((xs: Iterable<number>) => {
+    const end = Date.now() + 250
+    while (Date.now() < end);
+    return [...xs].map(String)
+  })
+  const pending = client.compute(slow.toTextfiles(join(dir, 'part-*.txt.zst')))
+  const workers = Object.values(await schedulerWorkers(client))
+  await until(() => readdirSync(dir).some((f) => f.endsWith('.zst')), 20_000, 'a first file')
+  process.kill(workers[1].pid, 'SIGKILL')
+  const paths = await pending
+  t.is(paths.length, parts)
+  const { decompressFile } = await import('../src/native/file-codecs')
+  for (const [i, p] of paths.entries()) {
+    const text = (await decompressFile(readFileSync(p), 'zstd')).toString()
+    t.deepEqual(text.trim().split('\n').map(Number), Array.from({ length: 1000 }, (_, j) => i * 1000 + j), p)
+  }
+  t.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.tmp')), [])
 })

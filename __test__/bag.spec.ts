@@ -55,6 +55,15 @@ test('readText packs small files up to blocksize, reads gzip whole, includePath'
   writeFileSync(join(sub, 'z.log.gz'), gzipSync('zipped 1\nzipped 2\n'))
   const z = bag.readText(join(sub, '*.gz'), { includePath: true })
   t.deepEqual(await linesOf(z), [['zipped 1', join(sub, 'z.log.gz')], ['zipped 2', join(sub, 'z.log.gz')]])
+  // zstd and LZ4 frame files, as the zstd and lz4 tools write them, each one partition.
+  const { compressFile } = await import('../src/native/file-codecs')
+  writeFileSync(join(sub, 'y.log.zst'), await compressFile(Buffer.from('zstd 1\nzstd 2\n'), 'zstd'))
+  writeFileSync(join(sub, 'x.log.lz4'), await compressFile(Buffer.from('lz4 1\nlz4 2\nlz4 3'), 'lz4'))
+  const zl = bag.readText([join(sub, 'y.log.zst'), join(sub, 'x.log.lz4')], { blocksize: 4 })
+  t.is(zl.npartitions, 2)
+  t.deepEqual(await linesOf(zl), ['zstd 1', 'zstd 2', 'lz4 1', 'lz4 2', 'lz4 3'])
+  writeFileSync(join(sub, 'bad.zst'), 'not zstd at all')
+  await t.throwsAsync(linesOf(bag.readText(join(sub, 'bad.zst'))), { code: 'ERR_SPILLWAY_READ', message: /bad\.zst is not valid zstd/ })
 })
 
 test('bad inputs are coded errors naming them', (t) => {

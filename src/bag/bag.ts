@@ -5,6 +5,7 @@
 
 import { resolve } from 'node:path'
 import { ArgumentError } from '../base/errors'
+import { compressionOfName } from '../native/file-codecs'
 import type { TaskSubmission } from '../scheduler/scheduler'
 import type { Collect, KeySpec, Partitioner, Reducer, Step, StepFn } from '../wire/bag'
 import { describeFunction, functionLabel, type TaskFunction } from '../wire/functions'
@@ -170,14 +171,14 @@ export class Bag<T = unknown> {
 
   /**
    * Writes each partition's items as lines to `pattern`, its '*' replaced by
-   * the partition's index (gzip for a .gz name, or by `compression`).
+   * the partition's index (compressed as its name says — .gz, .zst, .lz4 — or by `compression`).
    * Lazy: `client.compute` of the result writes and gives the paths.
    */
-  toTextfiles(pattern: string, options: { compression?: 'infer' | 'gzip' | 'none' } = {}): Bag<string> {
+  toTextfiles(pattern: string, options: { compression?: 'infer' | 'gzip' | 'zstd' | 'lz4' | 'none' } = {}): Bag<string> {
     if (typeof pattern !== 'string' || !pattern.includes('*')) throw new ArgumentError([{ field: 'pattern', value: pattern, allowed: "a path with a '*' where each partition's index goes, e.g. '/out/part-*.txt'" }], 'toTextfiles')
     const c = options.compression ?? 'infer'
-    if (!['infer', 'gzip', 'none'].includes(c)) throw new ArgumentError([{ field: 'options.compression', value: c, allowed: "'infer', 'gzip' or 'none'" }], 'toTextfiles')
-    const compression = c === 'gzip' || (c === 'infer' && /\.gz$/i.test(pattern)) ? 'gzip' : undefined
+    if (!['infer', 'gzip', 'zstd', 'lz4', 'none'].includes(c)) throw new ArgumentError([{ field: 'options.compression', value: c, allowed: "'infer', 'gzip', 'zstd', 'lz4' or 'none'" }], 'toTextfiles')
+    const compression = c === 'infer' ? compressionOfName(pattern) : c === 'none' ? undefined : c
     return this.#with({ op: 'write', pattern: resolve(pattern), compression }, 'to-textfiles')
   }
 

@@ -7,6 +7,7 @@ import { resolve } from 'node:path'
 import { globSync, isDynamicPattern } from 'tinyglobby'
 import { ArgumentError, SpillwayError } from '../base/errors'
 import { parseBytes } from '../base/units'
+import { compressionOfName } from '../native/file-codecs'
 import type { Compression, TextBlock } from '../wire/bag'
 import { Bag } from './bag'
 import type { PartDef } from './graph'
@@ -14,8 +15,8 @@ import type { PartDef } from './graph'
 export interface ReadTextOptions {
   /** Bytes per partition: a number or '128 MiB' (default 64 MiB). Small files are packed together up to it. */
   blocksize?: number | string
-  /** 'infer' (default: by extension, .gz is gzip), 'gzip' or 'none'. A compressed file is one partition. */
-  compression?: 'infer' | 'gzip' | 'none'
+  /** 'infer' (default: by extension, .gz, .zst, .lz4), 'gzip', 'zstd', 'lz4' or 'none'. A compressed file is one partition. */
+  compression?: 'infer' | 'gzip' | 'zstd' | 'lz4' | 'none'
   /** Default 'utf8'. */
   encoding?: BufferEncoding
   /** Default '\n'. Lines are given without it. */
@@ -25,7 +26,7 @@ export interface ReadTextOptions {
 }
 
 const DEFAULT_BLOCKSIZE = 64 * 2 ** 20
-const COMPRESSIONS = ['infer', 'gzip', 'none']
+const COMPRESSIONS = ['infer', 'gzip', 'zstd', 'lz4', 'none']
 const READ_TEXT_OPTIONS = new Set(['blocksize', 'compression', 'encoding', 'lineDelimiter', 'includePath'])
 
 function invalid(field: string, value: unknown, allowed: string, what: string): ArgumentError {
@@ -63,11 +64,12 @@ export function statFile(path: string, what: string) {
 }
 
 function compressionOf(path: string, option: string): Compression {
-  if (option === 'gzip') return 'gzip'
+  if (option === 'gzip' || option === 'zstd' || option === 'lz4') return option
   if (option === 'none') return undefined
-  if (/\.gz$/i.test(path)) return 'gzip'
-  if (/\.(zst|lz4|bz2|xz)$/i.test(path)) {
-    throw new SpillwayError('ERR_SPILLWAY_INVALID_ARGUMENT', `readText: ${path} is compressed in a format this version cannot read yet (gzip only); decompress it first or pass compression: 'none' to read it as it is`, { path })
+  const byName = compressionOfName(path)
+  if (byName) return byName
+  if (/\.(bz2|xz)$/i.test(path)) {
+    throw new SpillwayError('ERR_SPILLWAY_INVALID_ARGUMENT', `readText: ${path} is compressed in a format spillway does not read (gzip, zstd and lz4 it does); decompress it first or pass compression: 'none' to read it as it is`, { path })
   }
   return undefined
 }

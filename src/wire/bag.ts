@@ -19,7 +19,8 @@ export interface TextBlock {
   mtimeMs: number
 }
 
-export type Compression = 'gzip' | undefined
+/** A file's compression: gzip, zstd or LZ4 frames (native/file-codecs.ts), or none. */
+export type Compression = 'gzip' | 'zstd' | 'lz4' | undefined
 
 export type PartitionSource =
   | { kind: 'text'; blocks: TextBlock[]; compression: Compression; encoding: BufferEncoding; delimiter: string; includePath: boolean }

@@ -2,10 +2,10 @@
 // Dask's read_block rule (a block starts after the first delimiter at or
 // past its offset, unless it starts the file, and ends after the first
 // delimiter at or past its end), so every line of a file is read exactly
-// once whatever the block size. A gzip file is read whole.
+// once whatever the block size. A compressed file (gzip, zstd, lz4) is read whole.
 
 import { open, readFile, stat } from 'node:fs/promises'
-import { gunzipSync } from 'node:zlib'
+import { decompressFile } from '../native/file-codecs'
 import { ownTaskError, SpillwayError } from '../base/errors'
 import type { PartitionSource, TextBlock } from '../wire/bag'
 
@@ -77,11 +77,11 @@ async function readWhole(b: TextBlock, compression: TextSource['compression']): 
     if (e instanceof SpillwayError) throw e
     throw readFailed(b.path, e)
   }
-  if (compression !== 'gzip') return raw
+  if (!compression) return raw
   try {
-    return gunzipSync(raw)
+    return await decompressFile(raw, compression)
   } catch (e) {
-    throw readFailed(b.path, e, 'is not valid gzip')
+    throw readFailed(b.path, e, `is not valid ${compression}`)
   }
 }
 

@@ -195,6 +195,8 @@ fn a_chunk_larger_than_the_target_goes_straight_to_disk() {
     }
     let m = buf.metrics();
     assert_eq!((m.spill_count, m.disk_count, m.unspill_count), (1, 1, 3), "{m:?}");
+    // Bytes read back are counted as they are on disk, as bytes written are.
+    assert_eq!(m.unspill_bytes_read, 3 * m.spill_bytes_written, "{m:?}");
     assert_eq!(m.memory_bytes, 10_000);
     assert_consistent(&buf, &HashMap::from([("small".into(), random_bytes(1, 10_000)), ("big".into(), big)]), false);
 }

@@ -101,3 +101,41 @@ pub fn frame_info(data: Buffer) -> Result<FrameInfo> {
         payload_length: h.payload_len as f64,
     })
 }
+
+pub struct StreamTask {
+    data: Buffer,
+    format: codec::stream::StreamFormat,
+    decode: bool,
+    level: Option<i32>,
+}
+
+impl Task for StreamTask {
+    type Output = Vec<u8>;
+    type JsValue = Unknown<'static>;
+
+    fn compute(&mut self) -> Result<Vec<u8>> {
+        if self.decode {
+            codec::stream::decode_stream(self.format, &self.data).map_err(to_js)
+        } else {
+            codec::stream::encode_stream(self.format, &self.data, self.level).map_err(to_js)
+        }
+    }
+
+    fn resolve(&mut self, env: Env, out: Vec<u8>) -> Result<Unknown<'static>> {
+        crate::buffer::to_js_buffer(&env, out)
+    }
+}
+
+/// The content of a standard compressed file ('zstd': .zst, 'lz4': an LZ4 frame stream), off the JS thread.
+#[napi(ts_return_type = "Promise<Buffer>")]
+pub fn decompress_file(data: Buffer, format: String) -> Result<AsyncTask<StreamTask>> {
+    let format = codec::stream::StreamFormat::parse(&format).map_err(to_js)?;
+    Ok(AsyncTask::new(StreamTask { data, format, decode: true, level: None }))
+}
+
+/// `data` as a standard compressed file ('zstd' or 'lz4'), off the JS thread.
+#[napi(ts_return_type = "Promise<Buffer>")]
+pub fn compress_file(data: Buffer, format: String, level: Option<i32>) -> Result<AsyncTask<StreamTask>> {
+    let format = codec::stream::StreamFormat::parse(&format).map_err(to_js)?;
+    Ok(AsyncTask::new(StreamTask { data, format, decode: false, level }))
+}

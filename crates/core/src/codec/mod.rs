@@ -2,6 +2,7 @@
 
 mod frame;
 mod raw;
+pub mod stream;
 
 pub use frame::{decode, encode, encode_if_smaller, encode_to_vec, max_frame_len, Encoded, FrameHeader, HEADER_LEN};
 

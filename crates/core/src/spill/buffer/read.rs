@@ -47,7 +47,12 @@ impl SpillBuffer {
             Lookup::Held(d) => return Ok(Some(d)),
             Lookup::Read { data, version, secs, s, current } => (data, version, secs, s, current),
         };
-        s.m.record_unspill(data.len() as u64, secs);
+        // Bytes read are the file's, compressed, as spill_bytes_written counts them.
+        let on_disk = match s.entries.get(key).map(|e| &e.slot) {
+            Some(Slot::Disk { disk_len }) if current => *disk_len,
+            _ => data.len() as u64,
+        };
+        s.m.record_unspill(on_disk, secs);
         let data = Arc::new(data);
         // A chunk larger than the target could not stay in memory:
         // promoting it would push every other chunk out and then
