@@ -5,21 +5,13 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
-import { bag, setupClient, type Client } from 'spillway'
+import { bag, type Client } from 'spillway'
+import { sharedCluster } from './cluster-helpers'
 
 const dir = mkdtempSync(join(tmpdir(), 'spillway-bag-files-'))
-let client: Client
-let close: () => Promise<void>
-test.before(async () => {
-  const r = await setupClient({ workloadType: 'cpu', maxWorkers: 2, maxMemGb: 3, reserveMemGb: 0.5, dashboard: false, silenceLogs: true })
-  client = r.client
-  close = async () => {
-    await r.client.close()
-    await r.cluster.close()
-  }
-})
+let client!: Client
+sharedCluster(test, (c) => (client = c))
 test.after.always(async () => {
-  await close?.()
   rmSync(dir, { recursive: true, force: true })
 })
 

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
-import { bag, setupClient, type Client } from 'spillway'
+import { bag, type Client } from 'spillway'
+import { sharedCluster } from './cluster-helpers'
 import { textItems } from '../src/worker/text-blocks'
 
 const dir = mkdtempSync(join(tmpdir(), 'spillway-bag-'))
@@ -75,17 +76,8 @@ test('bad inputs are coded errors naming them', (t) => {
   t.throws(() => bag.fromSequence([1]).map(Math.max), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /native/ })
 })
 
-let client: Client
-let close: () => Promise<void>
-test.before(async () => {
-  const r = await setupClient({ workloadType: 'cpu', maxWorkers: 2, maxMemGb: 3, reserveMemGb: 0.5, dashboard: false, silenceLogs: true })
-  client = r.client
-  close = async () => {
-    await r.client.close()
-    await r.cluster.close()
-  }
-})
-test.after.always(async () => close?.())
+let client!: Client
+sharedCluster(test, (c) => (client = c))
 
 function logFiles(): { glob: string; lines: string[] } {
   const sub = join(dir, 'logs')

@@ -1,6 +1,6 @@
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { setupClient } from 'spillway'
+import { setupClient, type Client } from 'spillway'
 
 export const GIB = 2 ** 30
 
@@ -49,4 +49,21 @@ export async function until(cond: () => boolean | Promise<boolean>, timeoutMs = 
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
     await new Promise((r) => setTimeout(r, 50))
   }
+}
+
+/**
+ * One cluster for every test of a file: started before the first test and
+ * closed after the last. `use` receives its client.
+ */
+export function sharedCluster(test: { before(fn: () => Promise<void>): void; after: { always(fn: () => Promise<void>): void } }, use: (client: Client) => void, options: Record<string, unknown> = {}): void {
+  let close: (() => Promise<void>) | undefined
+  test.before(async () => {
+    const r = await setupClient({ workloadType: 'cpu', maxWorkers: 2, maxMemGb: 3, reserveMemGb: 0.5, dashboard: false, silenceLogs: true, ...options } as any)
+    use(r.client)
+    close = async () => {
+      await r.client.close()
+      await r.cluster.close()
+    }
+  })
+  test.after.always(async () => close?.())
 }

@@ -1,19 +1,11 @@
 // The P2P shuffle through bags, against plain JavaScript on the same data,
 // on real workers.
 import test from 'ava'
-import { bag, clusterReport, clusterView, renderMetrics, setupClient, type Client } from 'spillway'
+import { bag, clusterReport, clusterView, renderMetrics, type Client } from 'spillway'
+import { sharedCluster } from './cluster-helpers'
 
-let client: Client
-let close: () => Promise<void>
-test.before(async () => {
-  const r = await setupClient({ workloadType: 'cpu', maxWorkers: 2, maxMemGb: 3, reserveMemGb: 0.5, dashboard: false, silenceLogs: true })
-  client = r.client
-  close = async () => {
-    await r.client.close()
-    await r.cluster.close()
-  }
-})
-test.after.always(async () => close?.())
+let client!: Client
+sharedCluster(test, (c) => (client = c))
 
 interface Rec {
   id: number
@@ -71,6 +63,14 @@ test.serial('join: inner, left and outer against plain JavaScript', async (t) =>
   t.deepEqual(norm((await client.compute(left.join(right, 'k', 'k'))) as [any, any][]), norm(inner))
   t.deepEqual(norm((await client.compute(left.join(right, 'k', 'k', { how: 'left', npartitions: 2 }))) as [any, any][]), norm(leftJ))
   t.deepEqual(norm((await client.compute(left.join(right, (a: any) => a.k, (b: any) => b.k, { how: 'outer' }))) as [any, any][]), norm(outer))
+  // A small side (one partition) is broadcast to every partition: no shuffle.
+  const small = bag.fromSequence(R, { npartitions: 1 })
+  const bj = left.join(small, 'k', 'k')
+  t.true(bj.parts.every((p) => p.source.kind !== 'shuffle'), 'broadcast, not shuffled')
+  t.deepEqual(norm((await client.compute(bj)) as [any, any][]), norm(inner))
+  t.deepEqual(norm((await client.compute(left.join(small, 'k', 'k', { how: 'left' }).map((x: any) => x))) as [any, any][]), norm(leftJ))
+  t.deepEqual(norm((await client.compute(left.join(small, 'k', 'k', { how: 'outer' }))) as [any, any][]), norm(outer), 'outer joins shuffle even with a small side')
+  t.throws(() => left.join(small, 'k', 'k', { how: 'outer', broadcast: true }), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /broadcast/ })
 })
 
 test.serial('sortBy: range partitions from a sample, sorted across them, both directions', async (t) => {
@@ -113,4 +113,25 @@ test.serial('a shuffle whose outputs fail frees every shard on every worker', as
   t.true((await pushed()) - pushedBefore > 2 ** 20, 'shards were pushed before the failure')
   t.true(now <= base + 2 ** 20, `managed bytes back to ${now} (were ${base} before; the shards held about 28 MB)`)
   for (const w of Object.values(await schedulerWorkers(client))) t.is((w.metrics as any).shuffle.heldShards, 0, `${w.name} holds no shard`)
+})
+
+test.serial('the dashboard view shows a shuffle in flight: inputs sent, the barrier, outputs held', async (t) => {
+  const slow = items.groupBy('user', { npartitions: 3 }).mapPartitions((groups: Iterable<unknown>) => {
+    const end = Date.now() + 600
+    while (Date.now() < end);
+    return [...groups].length ? [1] : []
+  })
+  const pending = client.compute(slow)
+  let seen: any
+  const deadline = Date.now() + 20_000
+  while (!seen && Date.now() < deadline) {
+    seen = clusterView(client, 'test').shuffles.find((s) => s.barrier)
+    if (!seen) await new Promise((r) => setTimeout(r, 20))
+  }
+  await pending
+  t.truthy(seen, 'a shuffle past its barrier was shown')
+  t.is(seen.label, 'group-by')
+  t.deepEqual(seen.inputs, { done: 12, total: 12 })
+  t.is(seen.outputs.total, 3)
+  t.deepEqual(clusterView(client, 'test').shuffles, [], 'none once it is done')
 })

@@ -37,14 +37,7 @@ const { busyShare, LOADED } = require('../load')
 const { ensureData } = require('./gen')
 
 const ROOT = path.resolve(__dirname, '..', '..')
-const argv = process.argv.slice(2)
-const flag = (name) => argv.includes(name)
-const value = (name) => {
-  const eq = argv.find((a) => a.startsWith(name + '='))
-  if (eq) return eq.slice(name.length + 1)
-  const i = argv.indexOf(name)
-  return i >= 0 ? argv[i + 1] : undefined
-}
+const { argv, flag, value } = require('../args')
 const QUICK = flag('--quick')
 const JSON_OUT = flag('--json')
 const VERBOSE = flag('--verbose')

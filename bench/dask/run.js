@@ -19,15 +19,7 @@ const path = require('node:path')
 const { ROOT, ensureVenv, machine, runSide } = require('./sides')
 const { LOADED } = require('../load')
 
-const argv = process.argv.slice(2)
-const flag = (name) => argv.includes(name)
-// `--flag value` or `--flag=value` (bench/core's style, as `npm run bench` passes both suites the same flags).
-const value = (name) => {
-  const eq = argv.find((a) => a.startsWith(name + '='))
-  if (eq) return eq.slice(name.length + 1)
-  const i = argv.indexOf(name)
-  return i >= 0 ? argv[i + 1] : undefined
-}
+const { argv, flag, value } = require('../args')
 const JSON_OUT = flag('--json')
 const QUICK = flag('--quick')
 const VERBOSE = flag('--verbose')

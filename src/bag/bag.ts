@@ -238,14 +238,28 @@ export class Bag<T = unknown> {
 
   /**
    * `[left, right]` for every pair whose keys are equal; with `how: 'left'`
-   * (or 'outer') a side without a match pairs with undefined.
+   * (or 'outer') a side without a match pairs with undefined. A small
+   * `other` (one partition, or `broadcast: true`) is sent whole to every
+   * partition of this bag instead of shuffling both.
    */
-  join<U>(other: Bag<U>, leftKey: KeyOf<T>, rightKey: KeyOf<U>, options: ShuffleOptions & { how?: 'inner' | 'left' | 'outer' } = {}): Bag<[T | undefined, U | undefined]> {
+  join<U>(other: Bag<U>, leftKey: KeyOf<T>, rightKey: KeyOf<U>, options: ShuffleOptions & { how?: 'inner' | 'left' | 'outer'; broadcast?: boolean } = {}): Bag<[T | undefined, U | undefined]> {
     if (!(other instanceof Bag)) throw new ArgumentError([{ field: 'other', value: typeof other, allowed: 'a Bag' }], 'join')
     const how = options.how ?? 'inner'
     if (!['inner', 'left', 'outer'].includes(how)) throw new ArgumentError([{ field: 'options.how', value: how, allowed: "'inner', 'left' or 'outer'" }], 'join')
     const l = keySpec(leftKey, 'leftKey')
     const r = keySpec(rightKey, 'rightKey')
+    const broadcast = options.broadcast ?? (other.npartitions === 1 && how !== 'outer')
+    if (typeof broadcast !== 'boolean') throw new ArgumentError([{ field: 'options.broadcast', value: broadcast, allowed: 'true or false' }], 'join')
+    if (broadcast && how === 'outer') throw new ArgumentError([{ field: 'options.broadcast', value: true, allowed: "false with how: 'outer' (each partition would pair the small side's unmatched items again)" }], 'join')
+    if (broadcast) {
+      // The small side as one partition, sent to every task of this bag: no shuffle at all.
+      const small = other.repartition(1).materialized()
+      const key = small.parts[0].deps[0]
+      const parts = this.parts.map((p) => ({ ...p, deps: [...p.deps, key], broadcast: (p.broadcast ?? 0) + 1 }))
+      const input = this.parts[0]?.broadcast ?? 0
+      const upstream = () => [...this.upstream(), ...small.upstream()]
+      return new Bag('join', parts, [...this.steps, { op: 'join-broadcast', input, how: how as 'inner' | 'left', leftKey: l, rightKey: r }], upstream)
+    }
     const sides = [this.#side({ kind: 'hash', key: l }), other.#side({ kind: 'hash', key: r })]
     return this.#shuffled('join', sides, npartitionsOf(options, Math.max(this.npartitions, other.npartitions), 'join'), { kind: 'join', how, leftKey: l, rightKey: r })
   }

@@ -13,8 +13,10 @@ import { Future } from '../futures/future'
 /** One partition before its steps: where its items come from, and the tasks it reads. */
 export interface PartDef {
   source: PartitionSource
-  /** Keys of the tasks whose values are its inputs (source 'inputs'). */
+  /** Keys of the tasks whose values are its inputs (source 'inputs'), then those of `broadcast` steps. */
   deps: string[]
+  /** How many of the deps, at the end, a step reads (a broadcast join's small side). */
+  broadcast?: number
 }
 
 export function hashOf(...parts: unknown[]): string {
@@ -39,7 +41,7 @@ export function bagTask(op: 'bag.partition' | 'bag.aggregate' | 'shuffle.split',
 
 /** The partition tasks of parts with steps (and a reduction's per-partition step). */
 export function partitionTasks(name: string, parts: PartDef[], steps: Step[], hold: boolean, reduce?: Reducer): TaskSubmission[] {
-  return parts.map((p, i) => bagTask('bag.partition', `${name}-${i}`, name.replace(/-[0-9a-f]{16}$/, ''), { index: i, source: p.source, steps, reduce }, p.deps, hold))
+  return parts.map((p, i) => bagTask('bag.partition', `${name}-${i}`, name.replace(/-[0-9a-f]{16}$/, ''), { index: i, broadcast: p.broadcast, source: p.source, steps, reduce }, p.deps, hold))
 }
 
 /**

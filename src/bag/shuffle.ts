@@ -35,7 +35,7 @@ export function shuffled(label: string, sides: ShuffleSide[], npartitions: numbe
   for (const [side, s] of sides.entries()) {
     for (const [i, part] of s.parts.entries()) {
       const key = `${name}-split-${input}`
-      const spec: SplitSpec = { partition: { index: i, source: part.source, steps: [...s.steps], reduce: s.reduce }, shuffle, npartitions, by: s.by, input, side }
+      const spec: SplitSpec = { partition: { index: i, broadcast: part.broadcast, source: part.source, steps: [...s.steps], reduce: s.reduce }, shuffle, npartitions, by: s.by, input, side }
       const deps = boundaries ? [...part.deps, boundaries.key] : part.deps
       splits.push({ key, make: () => bagTask('shuffle.split', key, `${label}-split`, spec, deps, false) })
       input++

@@ -2,6 +2,7 @@
 // are now. One row per worker slot (a nanny), so a worker being restarted
 // keeps its row; workers that joined without a nanny get rows of their own.
 
+import { shuffleViews, type ShuffleView } from './shuffles'
 import type { Client } from '../client/client'
 import type { StuckReport, Thresholds, WorkerMetrics } from '../wire/protocol'
 import type { WorkerHandle } from '../scheduler/state'
@@ -81,6 +82,8 @@ export interface ClusterView {
   lostWorkers: number
   workers: WorkerRow[]
   tasks: TaskView
+  /** P2P shuffles in flight: inputs split, the barrier, outputs held. */
+  shuffles: ShuffleView[]
 }
 
 const MAX_GROUPS = 20
@@ -220,5 +223,6 @@ export function clusterView(client: Client, host: string): ClusterView {
     lostWorkers: s.lostWorkers,
     workers,
     tasks: taskView(client),
+    shuffles: shuffleViews(s),
   }
 }

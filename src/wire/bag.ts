@@ -43,6 +43,11 @@ export interface StepFn {
 export type Step =
   | { op: 'map' | 'filter' | 'flatMap' | 'mapPartitions'; call: StepFn }
   | { op: 'pluck'; field: string | number }
+  /**
+   * A broadcast join: each item paired with the items of a small bag (one of
+   * the task's trailing inputs, `input` counted among them) whose key is equal.
+   */
+  | { op: 'join-broadcast'; input: number; how: 'inner' | 'left'; leftKey: KeySpec; rightKey: KeySpec }
   /** Writes the partition's items as lines to `pattern` with '*' as its index; yields the path. */
   | { op: 'write'; pattern: string; compression: Compression }
 
@@ -61,6 +66,8 @@ export type Reducer =
 export interface PartitionSpec {
   /** The partition's index in its bag (names its output file). */
   index: number
+  /** Trailing inputs that are not the partition's items but a step's (a broadcast join's small side). */
+  broadcast?: number
   source: PartitionSource
   steps: Step[]
   /** Ends with a reduction's per-partition step: the task's value is its partial. */

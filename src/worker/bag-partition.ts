@@ -4,7 +4,7 @@
 // and the aggregates of a reduction's tree.
 
 import { ownTaskError, SpillwayError } from '../base/errors'
-import type { AggregateSpec, CollectSpec, PartitionSpec, Reducer, SplitMarker, Step, StepFn } from '../wire/bag'
+import type { AggregateSpec, CollectSpec, KeySpec, PartitionSpec, Reducer, SplitMarker, Step, StepFn } from '../wire/bag'
 import type { FnDesc } from '../wire/functions'
 import { aggregate, keyOf, perPartition, type Fn, type Loaded } from './bag-reducers'
 import { csvItems, parquetItems } from './tabular'
@@ -25,7 +25,27 @@ async function loadStep(load: FunctionLoader, s: StepFn): Promise<Fn> {
   return bound(await load.get(s.fn), s.args)
 }
 
-function* applyStep(items: Iterable<unknown>, step: Exclude<Step, { op: 'write' }>, fn: Fn | undefined): Iterable<unknown> {
+async function keyFunction(load: FunctionLoader, k: KeySpec): Promise<(item: unknown) => unknown> {
+  return keyOf(k, 'fn' in k ? await loadStep(load, k.fn) : undefined)
+}
+
+/** Each item with every item of the small side whose key is equal (and alone, as [item, undefined], for a left join). */
+function* broadcastJoin(items: Iterable<unknown>, small: unknown[], leftKey: (v: unknown) => unknown, rightKey: (v: unknown) => unknown, how: 'inner' | 'left'): Iterable<unknown> {
+  const byKey = new Map<unknown, unknown[]>()
+  for (const r of small) {
+    const k = rightKey(r)
+    const list = byKey.get(k)
+    if (list) list.push(r)
+    else byKey.set(k, [r])
+  }
+  for (const l of items) {
+    const rs = byKey.get(leftKey(l))
+    if (rs) for (const r of rs) yield [l, r]
+    else if (how === 'left') yield [l, undefined]
+  }
+}
+
+function* applyStep(items: Iterable<unknown>, step: Exclude<Step, { op: 'write' | 'join-broadcast' }>, fn: Fn | undefined): Iterable<unknown> {
   switch (step.op) {
     case 'map':
       for (const v of items) yield fn!(v)
@@ -84,12 +104,15 @@ async function sourceItems(load: FunctionLoader, spec: PartitionSpec, inputs: un
 
 /** A partition's items as an array, or its reduction's partial. */
 export async function runPartition(load: FunctionLoader, spec: PartitionSpec, ...inputs: unknown[]): Promise<unknown> {
-  const fns = await Promise.all(spec.steps.map((s) => (s.op === 'pluck' || s.op === 'write' ? undefined : loadStep(load, s.call))))
+  const fns = await Promise.all(spec.steps.map((s) => (s.op === 'pluck' || s.op === 'write' || s.op === 'join-broadcast' ? undefined : loadStep(load, s.call))))
   const reducer = spec.reduce ? await loadReducer(load, spec.reduce) : undefined
-  let items = await sourceItems(load, spec, inputs)
+  const own = spec.broadcast ? inputs.slice(0, inputs.length - spec.broadcast) : inputs
+  const extra = spec.broadcast ? inputs.slice(inputs.length - spec.broadcast) : []
+  let items = await sourceItems(load, spec, own)
   for (const [i, s] of spec.steps.entries()) {
     // A write consumes the items before it: the next steps see its path.
     if (s.op === 'write') items = [await writeLines(s.pattern.replace('*', String(spec.index)), items, s.compression)]
+    else if (s.op === 'join-broadcast') items = broadcastJoin(items, extra[s.input] as unknown[], await keyFunction(load, s.leftKey), await keyFunction(load, s.rightKey), s.how)
     else items = applyStep(items, s, fns[i])
   }
   if (spec.reduce) return perPartition(spec.reduce, items, reducer!)

@@ -198,6 +198,23 @@
     box.replaceChildren(frag)
   }
 
+  function renderShuffles(view) {
+    const frag = document.createDocumentFragment()
+    const list = view.shuffles || []
+    if (!list.length) frag.append(el('div', 'empty', 'no shuffle in flight'))
+    for (const s of list) {
+      const row = el('div', 'group')
+      row.dataset.shuffle = s.id
+      const phase = s.barrier ? 'barrier passed, outputs reading their shards' : 'inputs splitting and sending shards'
+      row.append(
+        el('div', 'gname', (s.label || 'shuffle') + ' ' + s.id.slice(0, 8)),
+        el('div', '', s.inputs.done + ' / ' + s.inputs.total + ' inputs sent, ' + s.outputs.done + ' / ' + s.outputs.total + ' outputs held: ' + phase),
+      )
+      frag.append(row)
+    }
+    $('shuffles').replaceChildren(frag)
+  }
+
   // ---- timeline chart ----------------------------------------------------
 
   const data = [[], [], [], []]
@@ -253,6 +270,7 @@
     renderSummary(view)
     renderWorkers(view)
     renderTasks(view)
+    renderShuffles(view)
     document.body.dataset.updatedAt = String(view.time)
   }
 
