@@ -135,3 +135,12 @@ test.serial('the dashboard view shows a shuffle in flight: inputs sent, the barr
   t.is(seen.outputs.total, 3)
   t.deepEqual(clusterView(client, 'test').shuffles, [], 'none once it is done')
 })
+
+test.serial('a group too large for a worker fails with ERR_SPILLWAY_GROUP_TOO_LARGE naming the key and its size', async (t) => {
+  const skewed = bag.fromSequence(Array.from({ length: 2000 }, (_, i) => ({ k: i % 10 === 0 ? 'rare' : 'hot', pad: 'x'.repeat(500) })), { npartitions: 4 })
+  const err = await t.throwsAsync(client.compute(skewed.groupBy('k', { npartitions: 2, maxGroupBytes: 200_000 })))
+  t.is((err as any).code, 'ERR_SPILLWAY_GROUP_TOO_LARGE')
+  t.regex(err!.message, /group "hot" holds 1800 items, about \d+ MiB|group "hot" holds 1800 items, about \d+ bytes/)
+  // Under the bound, the same data groups.
+  t.is((await client.compute(skewed.groupBy('k', { npartitions: 2, maxGroupBytes: 10_000_000 }))).length, 2)
+})

@@ -226,9 +226,11 @@ export class Bag<T = unknown> {
    * must fit in a worker (else ERR_SPILLWAY_GROUP_TOO_LARGE names it); to
    * reduce each group, foldBy never builds them.
    */
-  groupBy<K = unknown>(key: KeyOf<T>, options?: ShuffleOptions): Bag<[K, T[]]> {
+  groupBy<K = unknown>(key: KeyOf<T>, options?: ShuffleOptions & { maxGroupBytes?: number }): Bag<[K, T[]]> {
     const k = keySpec(key, 'key')
-    return this.#shuffled('group-by', [this.#side({ kind: 'hash', key: k })], npartitionsOf(options, this.npartitions, 'groupBy'), { kind: 'groups', key: k })
+    const max = options?.maxGroupBytes
+    if (max !== undefined && !(typeof max === 'number' && max > 0)) throw new ArgumentError([{ field: 'options.maxGroupBytes', value: max, allowed: "a positive number of bytes (default half a worker's limit)" }], 'groupBy')
+    return this.#shuffled('group-by', [this.#side({ kind: 'hash', key: k })], npartitionsOf(options, this.npartitions, 'groupBy'), { kind: 'groups', key: k, maxGroupBytes: max })
   }
 
   /** The same items, regrouped so that items with the same key share a partition. */

@@ -114,7 +114,8 @@ export interface SplitMarker {
 
 export type Collect =
   | { kind: 'items' }
-  | { kind: 'groups'; key: KeySpec }
+  /** `maxGroupBytes`: a group past it fails by name (default half the worker's limit). */
+  | { kind: 'groups'; key: KeySpec; maxGroupBytes?: number }
   | { kind: 'aggregate'; reduce: Reducer }
   | { kind: 'sorted'; key: KeySpec; descending: boolean }
   | { kind: 'join'; how: 'inner' | 'left' | 'outer'; leftKey: KeySpec; rightKey: KeySpec }

@@ -74,7 +74,7 @@ export async function runCollect(load: FunctionLoader, service: ShuffleService, 
       if (list) list.push(item)
       else groups.set(g, [item])
     }
-    checkGroups(groups, shards.reduce((a, s) => a + s.items.length, 0), bytes, memoryLimit)
+    checkGroups(groups, shards.reduce((a, s) => a + s.items.length, 0), bytes, memoryLimit, then.maxGroupBytes)
     result = [...groups]
   } else if (then.kind === 'sorted') {
     const k = await keyFn(load, then.key)
@@ -89,13 +89,16 @@ export async function runCollect(load: FunctionLoader, service: ShuffleService, 
 }
 
 /** A single group past half the worker's limit fails by name: holding it, and its copy as a result, would not fit. */
-function checkGroups(groups: Map<unknown, unknown[]>, items: number, bytes: number, memoryLimit: number): void {
+function checkGroups(groups: Map<unknown, unknown[]>, items: number, bytes: number, memoryLimit: number, maxGroupBytes: number | undefined): void {
   if (items === 0) return
   const perItem = bytes / items
+  const bound = maxGroupBytes ?? memoryLimit / 2
+  const what = maxGroupBytes === undefined ? `half of a worker's ${(memoryLimit / 2 ** 20).toFixed(0)} MiB` : `maxGroupBytes (${maxGroupBytes} bytes)`
   for (const [k, list] of groups) {
     const size = list.length * perItem
-    if (size > memoryLimit / 2) {
-      throw ownTaskError('ERR_SPILLWAY_GROUP_TOO_LARGE', `group ${JSON.stringify(k)?.slice(0, 200)} holds ${list.length} items, about ${(size / 2 ** 20).toFixed(0)} MiB, more than half of a worker's ${(memoryLimit / 2 ** 20).toFixed(0)} MiB: use foldBy (which never builds groups) or a key with more values`, { key: k, bytes: Math.round(size), memoryLimit })
+    if (size > bound) {
+      const mib = size >= 2 ** 20 ? `${(size / 2 ** 20).toFixed(0)} MiB` : `${Math.round(size)} bytes`
+      throw ownTaskError('ERR_SPILLWAY_GROUP_TOO_LARGE', `group ${JSON.stringify(k)?.slice(0, 200)} holds ${list.length} items, about ${mib}, more than ${what}: use foldBy (which never builds groups) or a key with more values`, { key: k, bytes: Math.round(size), memoryLimit })
     }
   }
 }
