@@ -60,6 +60,11 @@ export class ShuffleService {
     if (this.#dropped.has(shuffle) || this.#done.get(shuffle)?.has(Number(output)) || this.host.store.has(key)) return
     await this.#whileRunning()
     await this.host.store.set(key, data)
+    // The run may have been dropped (or this output read) while the shard waited or was stored.
+    if (this.#dropped.has(shuffle) || this.#done.get(shuffle)?.has(Number(output))) {
+      this.host.store.delete(key)
+      return
+    }
     let held = this.#held.get(shuffle)
     if (!held) this.#held.set(shuffle, (held = new Set()))
     held.add(key)
