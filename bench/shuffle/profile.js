@@ -11,7 +11,7 @@ const CATEGORIES = [
   ['v8 serialize / deserialize (shards)', (f) => /^(serialize|deserialize|writeValue|readValue|_writeHostObject|_readHostObject|writeHeader|readHeader|releaseBuffer)$/.test(f.functionName) || /node:v8|lib\/v8\.js/.test(f.url)],
   ['line splitting / text decoding (reading the files)', (f) => /text-blocks|readers|string_decoder|buffer\.js/.test(f.url) || /^(toString|utf8Slice|latin1Slice|split)$/.test(f.functionName)],
   ['hashing keys', (f) => f.functionName === 'hashKey'],
-  ['grouping / join / aggregating (collect)', (f) => /shuffle-tasks|bag-reducers/.test(f.url)],
+  ['grouping / join / aggregating: Maps of keys (split-side combine and collect)', (f) => /shuffle-tasks|bag-reducers/.test(f.url)],
   ['bag steps (parse, map, filter: fused partition)', (f) => /bag-partition|user-functions/.test(f.url) || f.url === '' && f.functionName !== '(program)' && !f.functionName.startsWith('(')],
   ['spill buffer / store (incl. native compression)', (f) => /store|spill/.test(f.url)],
   ['async_hooks (promise tracking)', (f) => /async_hooks/.test(f.url)],
