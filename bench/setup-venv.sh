@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Creates bench/.venv (git-ignored) with the Python packages the benchmarks
 # compare against. Idempotent: a venv that already imports them is left as is.
-# Later benchmarks add their packages to PACKAGES.
+# Later benchmarks add their packages to PACKAGES (bench/dask/sides.js passes
+# the rest: Dask, distributed, the codecs, pandas, pyarrow, DuckDB).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 venv="$here/.venv"

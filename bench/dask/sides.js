@@ -1,5 +1,5 @@
 // Running bench/dask's two sides: the Python environment under bench/.venv
-// (Dask, distributed, numpy and the codecs, set up by bench/setup-venv.sh),
+// (Dask, distributed, numpy, the codecs, pandas, pyarrow and DuckDB, set up by bench/setup-venv.sh),
 // the machine's description, and one case of one side in a fresh process.
 // Shared by bench/dask and bench/limit.
 'use strict'
@@ -15,7 +15,8 @@ const ROOT = path.resolve(__dirname, '..', '..')
 const VENV = path.join(ROOT, 'bench', '.venv')
 const PY = path.join(VENV, 'bin', 'python')
 // PyPI names and the modules they provide.
-const PY_PACKAGES = { dask: 'dask', distributed: 'distributed', numpy: 'numpy', lz4: 'lz4', zstandard: 'zstandard', 'python-snappy': 'snappy' }
+// pandas and pyarrow: Dask DataFrame (bench/shuffle); duckdb: bench/shuffle's other side.
+const PY_PACKAGES = { dask: 'dask', distributed: 'distributed', numpy: 'numpy', lz4: 'lz4', zstandard: 'zstandard', 'python-snappy': 'snappy', pandas: 'pandas', pyarrow: 'pyarrow', duckdb: 'duckdb' }
 
 function pythonEnv() {
   // Some processors get OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE set; numpy runs
