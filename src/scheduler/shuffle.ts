@@ -4,11 +4,13 @@
 // owner; each split task is sent the owners' current data addresses. When
 // an owner is lost its outputs move to the survivors: their collect tasks
 // follow, find their shards missing and name the inputs that sent them,
-// and only those run again (a shard sent twice is stored once).
+// and only those run again (a shard sent twice is stored once). Bag
+// shuffles and array rechunks (rechunk.split / rechunk.collect) alike.
 
 import type { TaskSubmission } from './state'
 import type { TaskRecord, WorkerHandle } from './state'
 import type { CollectSpec, PartitionSpec, SplitSpec } from '../wire/bag'
+import type { RechunkCollectSpec, RechunkSplitSpec } from '../wire/rechunk'
 import type { TaskFn } from '../wire/protocol'
 
 /** What the coordinator needs of the scheduler (declared here, so the two do not import each other). */
@@ -36,11 +38,14 @@ function nativeOp(task: TaskFn | undefined): string | undefined {
   return task?.fn === 'call' && task.func.kind === 'native' ? task.func.op : undefined
 }
 
-/** A shuffle output's spec, for a bag partition that reads one. */
-function collectOf(task: TaskFn | undefined): CollectSpec | undefined {
-  if (nativeOp(task) !== 'bag.partition') return undefined
-  const spec = ((task as Extract<TaskFn, { fn: 'call' }>).args as unknown[])[0] as PartitionSpec | undefined
-  return spec?.source?.kind === 'shuffle' ? spec.source.collect : undefined
+/** Which output of which shuffle a task reads: a bag partition that reads one, or a rechunk's new chunk. */
+function collectOf(task: TaskFn | undefined): Pick<CollectSpec, 'shuffle' | 'output' | 'npartitions'> | undefined {
+  const op = nativeOp(task)
+  if (op !== 'bag.partition' && op !== 'rechunk.collect') return undefined
+  const spec = ((task as Extract<TaskFn, { fn: 'call' }>).args as unknown[])[0] as PartitionSpec | RechunkCollectSpec | undefined
+  if (op === 'rechunk.collect') return spec as RechunkCollectSpec | undefined
+  const source = (spec as PartitionSpec | undefined)?.source
+  return source?.kind === 'shuffle' ? source.collect : undefined
 }
 
 export class ShuffleCoordinator {
@@ -104,10 +109,11 @@ export class ShuffleCoordinator {
   /** The task as sent to a worker: a split learns where each output's owner listens now. */
   taskToSend(t: TaskRecord): TaskFn {
     const task = t.task!
-    if (nativeOp(task) !== 'shuffle.split') return task
+    const op = nativeOp(task)
+    if (op !== 'shuffle.split' && op !== 'rechunk.split') return task
     const call = task as Extract<TaskFn, { fn: 'call' }>
     const args = call.args as unknown[]
-    const spec = args[0] as SplitSpec
+    const spec = args[0] as SplitSpec | RechunkSplitSpec
     const run = this.#run(spec.shuffle, spec.npartitions)
     const owners = run.owners.map((name, p) => {
       let w = this.#live().find((h) => h.name === name)
