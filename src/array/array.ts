@@ -6,7 +6,8 @@ import { SpillwayError } from '../base/errors'
 import type { TaskSubmission } from '../scheduler/scheduler'
 import { ArgumentError } from '../base/errors'
 import { describeFunction, functionLabel, type FnDesc, type TaskFunction } from '../wire/functions'
-import { chunkLen, type Grid } from './grid'
+import { chunkLen, gridProblems, makeGrid, type Grid } from './grid'
+import { rechunkTasks } from './rechunk'
 
 export type Dtype = 'float64' | 'int64'
 export type ReduceOp = 'sum' | 'mean' | 'min' | 'max' | 'var' | 'std' | 'count'
@@ -26,6 +27,12 @@ export interface MapSource {
   dtype: Dtype
 }
 
+/** The parent's values on a new chunk grid, through a P2P shuffle. */
+export interface RechunkSource {
+  kind: 'rechunk'
+  parent: ChunkedArray
+}
+
 const DTYPES: readonly Dtype[] = ['float64', 'int64']
 
 /** What an array needs from the client it was persisted with. */
@@ -41,11 +48,15 @@ export class ChunkedArray {
 
   constructor(
     readonly grid: Grid,
-    readonly source: ArraySource | MapSource,
+    readonly source: ArraySource | MapSource | RechunkSource,
     owner?: ArrayOwner,
   ) {
     const hash = createHash('sha256')
-    if (source.kind === 'map') {
+    if (source.kind === 'rechunk') {
+      this.dtype = source.parent.dtype
+      hash.update(JSON.stringify(['rechunk', source.parent.name, grid.chunks]))
+      this.name = `rechunk-${hash.digest('hex').slice(0, 16)}`
+    } else if (source.kind === 'map') {
       this.dtype = source.dtype
       hash.update(JSON.stringify([source.parent.name, source.func.id, source.dtype]))
       this.name = `${functionLabel(source.func)}-${hash.digest('hex').slice(0, 16)}`
@@ -96,6 +107,11 @@ export class ChunkedArray {
    */
   tasks(): TaskSubmission[] {
     const source = this.source
+    if (source.kind === 'rechunk') {
+      const parent = source.parent
+      // The name ends in the shuffle's id: 16 hex digits of its hash.
+      return rechunkTasks({ name: this.name, shuffle: this.name.slice(-16), from: parent.grid, to: this.grid, dtype: this.dtype, parentKeys: parent.keys(), parentTasks: () => parent.tasks() })
+    }
     if (source.kind === 'map') {
       const parent = source.parent
       const parentKeys = parent.keys()
@@ -128,6 +144,22 @@ export class ChunkedArray {
     const dtype = options?.dtype ?? this.dtype
     if (!DTYPES.includes(dtype)) throw new ArgumentError([{ field: 'options.dtype', value: dtype, allowed: DTYPES.map((d) => `'${d}'`).join(' or ') }], 'mapBlocks options')
     return new ChunkedArray(this.grid, { kind: 'map', parent: this, func, dtype })
+  }
+
+  /**
+   * The same values on a new chunk grid (Dask's rechunk, on the P2P
+   * shuffle): `chunks` is a chunk size for every dimension or one per
+   * dimension; edge chunks may be smaller. Each old chunk is cut on the
+   * worker that holds it and its pieces pushed to the owners of the new
+   * chunks, which assemble them as raw chunks the reductions read.
+   */
+  rechunk(chunks: number | number[]): ChunkedArray {
+    // Unlike at creation, no chunks is no default here: rechunk to what?
+    const problems = chunks === undefined ? [{ field: 'chunks', value: chunks, allowed: 'a positive integer, or one per dimension' }] : gridProblems(this.shape, chunks)
+    if (problems.length) throw new ArgumentError(problems, 'rechunk arguments')
+    const grid = makeGrid(this.shape, chunks, 'rechunk')
+    if (grid.chunks.every((n, d) => n === this.grid.chunks[d])) return this
+    return new ChunkedArray(grid, { kind: 'rechunk', parent: this })
   }
 
   /** This array, bound to the client that persisted it. */

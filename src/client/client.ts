@@ -74,7 +74,7 @@ export class Client {
     }
     const tasks = array.tasks()
     checkKeys(tasks.map((t, i) => ({ key: t.key, field: `array chunk ${i}'s key (from its function's name)` })), 'persist argument')
-    this.scheduler.submit(tasks)
+    this.#submitGraph(tasks)
     const bound = array.withOwner({
       waitFor: (keys) => this.scheduler.waitFor(keys),
       release: (keys) => this.scheduler.release(keys),
@@ -116,7 +116,7 @@ export class Client {
     const held = new Set(keys)
     const tasks = array.tasks()
     checkKeys(tasks.map((t, i) => ({ key: t.key, field: `array chunk ${i}'s key (from its function's name)` })), 'persist argument')
-    this.scheduler.submit(tasks)
+    this.#submitGraph(tasks)
     const lanes = Math.max(2, this.totalThreads() * 2)
     const letGo = (ks: string[]) => {
       const mine = ks.filter((k) => held.delete(k))
@@ -128,11 +128,13 @@ export class Client {
       return op === 'sum' && array.dtype === 'int64' ? Math.round(value) : value
     } finally {
       letGo([...held])
+      // A rechunk among the tasks that failed midway leaves shards no chunk will read.
+      if (!this.scheduler.closed) shufflesOf(this.scheduler).dropUnread(tasks)
     }
   }
 
-  /** A bag's tasks, a shuffle's outputs placed on their owners first. */
-  #submitBag(subs: TaskSubmission[]): void {
+  /** A bag's or an array's tasks, a shuffle's outputs (a rechunk's new chunks) placed on their owners first. */
+  #submitGraph(subs: TaskSubmission[]): void {
     const fresh = subs.filter((s) => !this.scheduler.tasks.has(s.key))
     let memoryBytes = 0
     for (const w of this.scheduler.workers.values()) memoryBytes += w.memoryLimit * (w.metrics?.thresholds.target ?? this.scheduler.thresholds.target)
@@ -141,7 +143,7 @@ export class Client {
   }
 
   async #persistBag<T>(bag: Bag<T>, options: ProgressOption): Promise<Bag<T>> {
-    this.#submitBag(bag.tasks(true))
+    this.#submitGraph(bag.tasks(true))
     const keys = bag.keys()
     const bound = bag.materialized({ release: (ks) => this.scheduler.closed || this.scheduler.release(ks) })
     if (options.progress && !this.silenceLogs) void withProgress(this, keys, () => this.scheduler.waitFor(keys), { label: 'persist' }).catch(() => {})
@@ -153,7 +155,7 @@ export class Client {
     const keys = expr instanceof Bag ? expr.keys() : [expr.key]
     const held = new Set(keys)
     const subs = tasks.map((t) => (held.has(t.key) ? { ...t, hold: true } : t))
-    this.#submitBag(subs)
+    this.#submitGraph(subs)
     const fetch = async () => {
       const values = await Promise.all(keys.map((k) => this.#futures.fetch(k)))
       return expr instanceof Bag ? values.flatMap((v) => v as unknown[]) : expr.finish(values[0])
@@ -175,7 +177,7 @@ export class Client {
     const tasks = bag.tasks(false)
     for (let i = 0; i < keys.length && out.length < n; i++) {
       const own = tasks.filter((t) => !keys.includes(t.key) || t.key === keys[i]).map((t) => (t.key === keys[i] ? { ...t, hold: true } : t))
-      this.#submitBag(own)
+      this.#submitGraph(own)
       try {
         out.push(...((await this.#futures.fetch(keys[i])) as T[]).slice(0, n - out.length))
       } finally {

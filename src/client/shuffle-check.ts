@@ -7,6 +7,7 @@ import { statfsSync } from 'node:fs'
 import { SpillwayError } from '../base/errors'
 import type { TaskSubmission } from '../scheduler/scheduler'
 import type { PartitionSource, SplitSpec } from '../wire/bag'
+import { blockBox, boxLen, ITEM_BYTES, type RechunkSplitSpec } from '../wire/rechunk'
 
 /** What the check needs of the cluster. */
 export interface ShuffleCheckHost {
@@ -28,7 +29,14 @@ function sourceBytes(src: PartitionSource): number {
 export function shuffleBytes(subs: TaskSubmission[], host: ShuffleCheckHost): number {
   let bytes = 0
   for (const s of subs) {
-    if (s.task.fn !== 'call' || s.task.func.kind !== 'native' || s.task.func.op !== 'shuffle.split') continue
+    if (s.task.fn !== 'call' || s.task.func.kind !== 'native') continue
+    if (s.task.func.op === 'rechunk.split') {
+      // A rechunk pushes every old chunk whole, cut into pieces.
+      const { geometry, input } = (s.task.args as unknown[])[0] as RechunkSplitSpec
+      bytes += boxLen(blockBox(geometry.shape, geometry.from, input)) * ITEM_BYTES
+      continue
+    }
+    if (s.task.func.op !== 'shuffle.split') continue
     const spec = (s.task.args as unknown[])[0] as SplitSpec
     // A reduction combined inside each partition sends its partial, far smaller than its items.
     if (spec.partition.reduce) continue

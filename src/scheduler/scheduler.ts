@@ -276,7 +276,7 @@ export class Scheduler extends EventEmitter {
           // task's own failure.
           if (err instanceof WorkerLostError || !w.alive || t.worker !== w || t.state !== 'processing' || t.runs !== run) return
           w.processing.delete(t)
-          if (err?.code === 'ERR_SPILLWAY_MISSING_DEP') return this.#missing(t, err.details?.missing ?? [])
+          if (err?.code === 'ERR_SPILLWAY_MISSING_DEP') return this.#missing(t, err.details?.missing ?? [], err.details?.peer)
           if (t.retries > 0 && err?.code === 'ERR_SPILLWAY_TASK') {
             t.retries--
             return this.#requeue(t, true)
@@ -299,12 +299,30 @@ export class Scheduler extends EventEmitter {
   }
 
   /** A run could not get its inputs: make them again where their holder lost them, then run it. */
-  #missing(t: TaskRecord, keys: string[]): void {
+  #missing(t: TaskRecord, keys: string[], peer?: unknown): void {
     for (const k of keys) {
       const d = this.tasks.get(k)
       if (d?.state === 'memory' && d.worker?.alive) this.recompute(d, d.worker)
     }
-    this.#requeue(t, true)
+    // A shuffle input whose push found its output's owner gone: run it again
+    // once that owner is removed (so the output has a new one), not before,
+    // or it would only reach the dead one again.
+    const gone = typeof peer === 'string' ? [...this.workers.values()].find((w) => w.alive && w.dataAddress === peer) : undefined
+    if (!gone) return this.#requeue(t, true)
+    t.worker = undefined
+    t.state = 'waiting'
+    let timer: NodeJS.Timeout | undefined
+    const again = (w?: WorkerHandle) => {
+      if (w && w !== gone) return
+      this.off('worker-removed', again)
+      clearTimeout(timer)
+      if (t.state !== 'waiting') return
+      this.#requeue(t, true)
+      this.pump()
+    }
+    this.on('worker-removed', again)
+    // Reachable after all (a passing fault): try again in a while anyway.
+    timer = setTimeout(again, 2_000).unref()
   }
 
   /** Takes a run back from a worker, which skips it, and queues it again (stuck-work.ts). */

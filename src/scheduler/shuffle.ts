@@ -4,11 +4,13 @@
 // owner; each split task is sent the owners' current data addresses. When
 // an owner is lost its outputs move to the survivors: their collect tasks
 // follow, find their shards missing and name the inputs that sent them,
-// and only those run again (a shard sent twice is stored once).
+// and only those run again (a shard sent twice is stored once). Bag
+// shuffles and array rechunks (rechunk.split / rechunk.collect) alike.
 
 import type { TaskSubmission } from './state'
 import type { TaskRecord, WorkerHandle } from './state'
 import type { CollectSpec, PartitionSpec, SplitSpec } from '../wire/bag'
+import type { RechunkCollectSpec, RechunkSplitSpec } from '../wire/rechunk'
 import type { TaskFn } from '../wire/protocol'
 
 /** What the coordinator needs of the scheduler (declared here, so the two do not import each other). */
@@ -38,11 +40,14 @@ function nativeOp(task: TaskFn | undefined): string | undefined {
   return task?.fn === 'call' && task.func.kind === 'native' ? task.func.op : undefined
 }
 
-/** A shuffle output's spec, for a bag partition that reads one. */
-function collectOf(task: TaskFn | undefined): CollectSpec | undefined {
-  if (nativeOp(task) !== 'bag.partition') return undefined
-  const spec = ((task as Extract<TaskFn, { fn: 'call' }>).args as unknown[])[0] as PartitionSpec | undefined
-  return spec?.source?.kind === 'shuffle' ? spec.source.collect : undefined
+/** Which output of which shuffle a task reads: a bag partition that reads one, or a rechunk's new chunk. */
+function collectOf(task: TaskFn | undefined): Pick<CollectSpec, 'shuffle' | 'output' | 'npartitions'> | undefined {
+  const op = nativeOp(task)
+  if (op !== 'bag.partition' && op !== 'rechunk.collect') return undefined
+  const spec = ((task as Extract<TaskFn, { fn: 'call' }>).args as unknown[])[0] as PartitionSpec | RechunkCollectSpec | undefined
+  if (op === 'rechunk.collect') return spec as RechunkCollectSpec | undefined
+  const source = (spec as PartitionSpec | undefined)?.source
+  return source?.kind === 'shuffle' ? source.collect : undefined
 }
 
 export class ShuffleCoordinator {
@@ -113,8 +118,9 @@ export class ShuffleCoordinator {
   dropUnread(subs: TaskSubmission[]): void {
     const ids = new Set<string>()
     for (const s of subs) {
-      if (nativeOp(s.task) !== 'shuffle.split') continue
-      ids.add((((s.task as Extract<TaskFn, { fn: 'call' }>).args as unknown[])[0] as SplitSpec).shuffle)
+      const op = nativeOp(s.task)
+      if (op !== 'shuffle.split' && op !== 'rechunk.split') continue
+      ids.add((((s.task as Extract<TaskFn, { fn: 'call' }>).args as unknown[])[0] as SplitSpec | RechunkSplitSpec).shuffle)
     }
     for (const id of ids) {
       const run = this.#runs.get(id)
@@ -137,13 +143,15 @@ export class ShuffleCoordinator {
       const run = this.#run(collect.shuffle, collect.npartitions)
       if (run.runId === collect.shuffle) return task
       const call = task as Extract<TaskFn, { fn: 'call' }>
-      const [spec, ...rest] = call.args as [PartitionSpec, ...unknown[]]
-      return { ...call, args: [{ ...spec, source: { kind: 'shuffle', collect: { ...collect, shuffle: run.runId } } }, ...rest] }
+      const [spec, ...rest] = call.args as [PartitionSpec | RechunkCollectSpec, ...unknown[]]
+      const renamed = nativeOp(task) === 'rechunk.collect' ? { ...spec, shuffle: run.runId } : { ...spec, source: { kind: 'shuffle', collect: { ...collect, shuffle: run.runId } } }
+      return { ...call, args: [renamed, ...rest] }
     }
-    if (nativeOp(task) !== 'shuffle.split') return task
+    const op = nativeOp(task)
+    if (op !== 'shuffle.split' && op !== 'rechunk.split') return task
     const call = task as Extract<TaskFn, { fn: 'call' }>
     const args = call.args as unknown[]
-    const spec = args[0] as SplitSpec
+    const spec = args[0] as SplitSpec | RechunkSplitSpec
     const run = this.#run(spec.shuffle, spec.npartitions)
     const owners = run.owners.map((name, p) => {
       let w = this.#live().find((h) => h.name === name)

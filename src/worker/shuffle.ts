@@ -76,21 +76,36 @@ export class ShuffleService {
    * Sends an input's items, grouped by output, to the owners of the outputs;
    * the marker says how many parts went to each output.
    */
-  async send(key: string, shuffle: string, input: number, side: number, byOutput: unknown[][], owners: string[]): Promise<SplitMarker> {
-    const parts = new Array<number>(byOutput.length).fill(0)
+  send(key: string, shuffle: string, input: number, side: number, byOutput: unknown[][], owners: string[]): Promise<SplitMarker> {
+    // Serialized one output at a time, as the sends make room: only what is in flight is held twice.
+    function* blobs(): Generator<[number, Buffer[]]> {
+      for (let p = 0; p < byOutput.length; p++) {
+        if (!byOutput[p].length) continue
+        const parts = splitParts(byOutput[p])
+        byOutput[p] = []
+        yield [p, parts]
+      }
+    }
+    return this.sendParts(key, shuffle, input, side, byOutput.length, blobs(), owners)
+  }
+
+  /**
+   * Sends an input's shards, each output's as one or more parts (bytes in
+   * any layout the output's reader knows), to the owners of the outputs.
+   * The parts are taken from `byOutput` only as the outgoing cap allows.
+   */
+  async sendParts(key: string, shuffle: string, input: number, side: number, npartitions: number, byOutput: Iterable<[number, Buffer[]]>, owners: string[]): Promise<SplitMarker> {
+    const parts = new Array<number>(npartitions).fill(0)
     let bytes = 0
     let inFlight = 0
     const flights = new Set<Promise<void>>()
     const failures: unknown[] = []
-    for (let p = 0; p < byOutput.length; p++) {
-      const items = byOutput[p]
-      if (!items.length) continue
-      const blobs = splitParts(items)
+    for (const [p, blobs] of byOutput) {
       parts[p] = blobs.length
       for (const [k, blob] of blobs.entries()) {
         bytes += blob.length
         while (inFlight > 0 && inFlight + blob.length > this.outgoingCap) await Promise.race(flights)
-        if (failures.length) throw failures[0]
+        if (failures.length) throw ownerGone(shuffle, failures[0])
         const shard = shardKey(shuffle, p, input, k)
         const owner = owners[p]
         const f: Promise<void> = (owner === this.host.address ? this.receive(shard, blob) : this.host.client.push(owner, shard, blob))
@@ -107,39 +122,46 @@ export class ShuffleService {
         inFlight += blob.length
         flights.add(f)
       }
-      byOutput[p] = []
     }
     await Promise.all(flights)
-    // A push that failed (its owner died) fails the input: the scheduler runs it again once the output has a new owner.
-    if (failures.length) throw failures[0]
+    // A push that failed (its owner died): the scheduler runs the input again once the output has a new owner.
+    if (failures.length) throw ownerGone(shuffle, failures[0])
     return { key, input, side, parts, bytes }
   }
 
   /**
    * The items of output `output` from every input that sent it any, in
-   * input order, with the side each came from. Missing shards (their holder
-   * lost them, or they went to an owner that died) are named by their
-   * input tasks, for the scheduler to run those again.
+   * input order, with the side each came from.
    */
   async collect(shuffle: string, output: number, markers: SplitMarker[]): Promise<{ shards: { side: number; items: unknown[] }[]; bytes: number }> {
+    const out: { side: number; items: unknown[] }[] = []
+    const bytes = await this.readShards(shuffle, output, markers, (m, _part, data) => out.push({ side: m.side, items: deserialize(data) as unknown[] }))
+    return { shards: out, bytes }
+  }
+
+  /**
+   * Hands each shard of output `output` to `take`, in input order, one at a
+   * time; returns their bytes. Missing shards (their holder lost them, or
+   * they went to an owner that died) are named by their input tasks, for
+   * the scheduler to run those again: all of them, before any is read.
+   */
+  async readShards(shuffle: string, output: number, markers: SplitMarker[], take: (m: SplitMarker, part: number, data: Buffer) => void): Promise<number> {
     // Being read again (its result was lost): shards sent anew must be taken.
     this.#done.get(shuffle)?.delete(output)
-    const missing: string[] = []
-    const out: { side: number; items: unknown[] }[] = []
+    const sorted = [...markers].sort((a, b) => a.input - b.input)
+    const keysOf = (m: SplitMarker) => Array.from({ length: m.parts[output] ?? 0 }, (_, k) => shardKey(shuffle, output, m.input, k))
+    const missing = sorted.filter((m) => !keysOf(m).every((k) => this.host.store.has(k))).map((m) => m.key)
+    if (missing.length) throw missingShards(shuffle, output, missing)
     let total = 0
-    for (const m of [...markers].sort((a, b) => a.input - b.input)) {
-      for (let k = 0; k < (m.parts[output] ?? 0); k++) {
-        const bytes = await this.host.store.get(shardKey(shuffle, output, m.input, k))
-        if (!bytes) {
-          missing.push(m.key)
-          break
-        }
-        total += bytes.length
-        out.push({ side: m.side, items: deserialize(bytes) as unknown[] })
+    for (const m of sorted) {
+      for (const [part, key] of keysOf(m).entries()) {
+        const data = await this.host.store.get(key)
+        if (!data) throw missingShards(shuffle, output, [m.key])
+        total += data.length
+        take(m, part, data)
       }
     }
-    if (missing.length) throw Object.assign(ownTaskError('ERR_SPILLWAY_MISSING_DEP', `shuffle ${shuffle} output ${output}: shards of ${missing.length} input(s) are not here`, { missing }), { missing })
-    return { shards: out, bytes: total }
+    return total
   }
 
   /** The output is read: its shards go, and late duplicates are dropped. */
@@ -173,6 +195,23 @@ export class ShuffleService {
     for (const s of this.#held.values()) n += s.size
     return n
   }
+}
+
+/**
+ * A push that could not reach its owner is no failure of the input's own:
+ * it is named as a missing dependency (none to make again), with the
+ * owner's address, so the scheduler runs the input again once that owner
+ * is gone from its list and the output has a new one. Any other refusal
+ * stays the input's failure.
+ */
+function ownerGone(shuffle: string, e: unknown): unknown {
+  if (!(e instanceof SpillwayError) || e.code !== 'ERR_SPILLWAY_TRANSFER') return e
+  const peer = e.details.address
+  return ownTaskError('ERR_SPILLWAY_MISSING_DEP', `shuffle ${shuffle}: the owner of an output could not be reached (${e.message})`, { missing: [], peer })
+}
+
+function missingShards(shuffle: string, output: number, missing: string[]): Error {
+  return Object.assign(ownTaskError('ERR_SPILLWAY_MISSING_DEP', `shuffle ${shuffle} output ${output}: shards of ${missing.length} input(s) are not here`, { missing }), { missing })
 }
 
 /** A shard's items as one or more serialized blobs of at most about SHARD_PART bytes. */

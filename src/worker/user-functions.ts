@@ -12,6 +12,7 @@ import { runAggregate, runPartition } from './bag-partition'
 import { taskContext } from './context'
 import type { ShuffleService } from './shuffle'
 import { runCollect, runSplit } from './shuffle-tasks'
+import { runRechunkCollect, runRechunkSplit } from './rechunk'
 
 export type Callable = (...args: unknown[]) => unknown
 
@@ -95,9 +96,11 @@ export class UserFunctions {
 function nativeCallable(op: string, load: UserFunctions, natives: NativeServices): Callable {
   if (op === 'bag.partition') return (spec, ...inputs) => runPartition(load, spec as never, ...inputs)
   if (op === 'bag.aggregate') return (spec, ...partials) => runAggregate(load, spec as never, ...partials)
-  if (op === 'shuffle.split') {
+  if (op === 'shuffle.split' || op === 'rechunk.split' || op === 'rechunk.collect') {
     const service = natives.shuffle
     if (!service) throw new SpillwayError('ERR_SPILLWAY_PROTOCOL', `${op} needs a worker with a data server`)
+    if (op === 'rechunk.split') return (spec, chunk) => runRechunkSplit(service, taskContext().key, spec as never, chunk)
+    if (op === 'rechunk.collect') return (spec, ...markers) => runRechunkCollect(service, spec as never, ...(markers as never[]))
     return (spec, ...inputs) => runSplit(load, service, taskContext().key, spec as never, ...inputs)
   }
   const fn = BUILTIN_FUNCTIONS.get(op)
