@@ -18,8 +18,10 @@ import { settleStuckWork } from './stuck-work'
 import { Lifetimes } from './lifetimes'
 import { TaskRecord, type TaskSubmission, type WorkerHandle } from './state'
 import { Restrictions } from './restrictions'
-import { markResponsive, markUnresponsive, RESPONSE_TIMEOUT_MS, watchCancelled } from './watchdog'
+import { markUnresponsive, RESPONSE_TIMEOUT_MS, watchCancelled } from './watchdog'
 import { clusterTotals, type ClusterTotals } from './totals'
+import { whenPeerGone } from './peer-gone'
+import { onHeartbeat } from './heartbeat'
 
 export type { TaskSubmission } from './state'
 export { MAX_RECOMPUTES } from './reductions'
@@ -93,21 +95,7 @@ export class Scheduler extends EventEmitter {
   }
 
   onHeartbeat(w: WorkerHandle, m: WorkerMetrics): void {
-    const wasPaused = w.status === 'paused'
-    const newlyStuck = m.stuck !== undefined && m.stuck.since !== w.stuckSince
-    w.metrics = m
-    markResponsive(this, w)
-    if (!m.stuck) w.stuck = undefined
-    const t = this.totals()
-    this.peakMemoryBytes = Math.max(this.peakMemoryBytes, t.memoryBytes)
-    this.peakSpillBytes = Math.max(this.peakSpillBytes, t.spillBytes)
-    if (newlyStuck) {
-      w.stuck = m.stuck
-      w.stuckSince = m.stuck!.since
-      this.emit('worker-stuck', w, m.stuck)
-      settleStuckWork(this)
-      this.pump()
-    } else if (wasPaused && m.status === 'running') this.pump()
+    onHeartbeat(this, w, m)
   }
 
   totals = (): ClusterTotals => clusterTotals(this.workers)
@@ -304,25 +292,16 @@ export class Scheduler extends EventEmitter {
       const d = this.tasks.get(k)
       if (d?.state === 'memory' && d.worker?.alive) this.recompute(d, d.worker)
     }
-    // A shuffle input whose push found its output's owner gone: run it again
-    // once that owner is removed (so the output has a new one), not before,
-    // or it would only reach the dead one again.
-    const gone = typeof peer === 'string' ? [...this.workers.values()].find((w) => w.alive && w.dataAddress === peer) : undefined
-    if (!gone) return this.#requeue(t, true)
+    // A shuffle input whose push found its output's owner gone goes again
+    // once that owner is removed, so the output has a new one.
     t.worker = undefined
     t.state = 'waiting'
-    let timer: NodeJS.Timeout | undefined
-    const again = (w?: WorkerHandle) => {
-      if (w && w !== gone) return
-      this.off('worker-removed', again)
-      clearTimeout(timer)
+    const again = () => {
       if (t.state !== 'waiting') return
       this.#requeue(t, true)
       this.pump()
     }
-    this.on('worker-removed', again)
-    // Reachable after all (a passing fault): try again in a while anyway.
-    timer = setTimeout(again, 2_000).unref()
+    if (!whenPeerGone(this, peer, again)) this.#requeue(t, true)
   }
 
   /** Takes a run back from a worker, which skips it, and queues it again (stuck-work.ts). */
