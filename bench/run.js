@@ -5,7 +5,7 @@ const { spawnSync } = require('node:child_process')
 const { existsSync } = require('node:fs')
 const { join } = require('node:path')
 
-const suites = ['core', 'limit', 'dask', 'transfer', 'bag', 'shuffle'].filter((s) => existsSync(join(__dirname, s, 'run.js')))
+const suites = ['core', 'limit', 'dask', 'transfer', 'bag', 'shuffle', 'rechunk'].filter((s) => existsSync(join(__dirname, s, 'run.js')))
 let failed = 0
 for (const s of suites) {
   console.log(`\n=== bench/${s}`)

@@ -8,6 +8,9 @@ export {
   KilledWorkerError,
   WorkerStuckError,
   ClusterClosedError,
+  ERROR_CODES,
+  isErrorCode,
+  type SpillwayErrorCode,
   type ConfigProblem,
 } from './base/errors'
 export { SetupConfig, PROFILES, WORKLOAD_TYPES, type SetupOptions, type WorkloadType, type Profile } from './config/config'
@@ -34,6 +37,8 @@ export { wait, asCompleted, type WaitOptions, type ReturnWhen } from './futures/
 export { taskContext, type TaskContext } from './worker/context'
 export type { SubmitOptions, MapOptions, ScatterOptions } from './futures/engine'
 export type { TaskFunction, ModuleRef } from './wire/functions'
+export { taskModule, type TaskModule } from './futures/task-module'
+export type { FunctionOf, ResultOf, Resolvable, ResolvableArgs, ArgsOf, Gathered, TaskFn } from './futures/typing'
 export { LocalCluster } from './deploy/local-cluster'
 export { random, type RandomOptions } from './array/random'
 export * as bag from './bag/api'

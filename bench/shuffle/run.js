@@ -16,16 +16,16 @@
 // Data: generated once into $TMPDIR/spillway-bench-shuffle/<size>/ (gen.js).
 'use strict'
 
-const { spawn } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
 
 const { ROOT, PY, pythonEnv, ensureVenv, machine } = require('../dask/sides')
-const { busyShare, LOADED } = require('../load')
+const { LOADED } = require('../load')
 const { ensureData } = require('./gen')
 const { workerProfiles } = require('./profile')
+const { runProc: run, spreadOf } = require('../proc')
 
 const { values: opts } = parseArgs({
   options: {
@@ -58,37 +58,9 @@ const SIZE = QUICK
   : { data: { tag: 'default', leftBytes: 3e9, files: 48, keys: 4_000_000, payload: 80, textBytes: 1.5e9, textFiles: 48, vocab: 5_450_000 }, mem: 512 * MiB, blocksize: 32 * MiB, wcMem: 1024 * MiB, wcBlocksize: 32 * MiB, daskMem: 1024 * MiB, timeout: 600 }
 const WORKERS = 2
 
-const TARGET = { dask: 0.25, floor: 1.5, duckdbWordcount: 1 }
+const runProc = (cmd, args, env, timeoutS) => run(cmd, args, env, timeoutS, { verbose: opts.verbose, python: cmd === PY })
 
-function runProc(cmd, args, env, timeoutS) {
-  return new Promise((resolve) => {
-    const busy = busyShare(500)
-    const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    let err = ''
-    child.stdout.on('data', (d) => (out += d))
-    child.stderr.on('data', (d) => {
-      err += d
-      if (err.length > 1e6) err = err.slice(-1e5)
-    })
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutS * 1000)
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer)
-      if (opts.verbose && err) process.stderr.write(err)
-      const last = out.trim().split('\n').pop()
-      // The error's own line (a Python exception's last line, a Node error's first) and what follows.
-      const lines = err.trim().split('\n')
-      const at = lines[cmd === PY ? 'findLastIndex' : 'findIndex']((l) => /^\w*(Error|Exception|KilledWorker)\b|^[\w.]+(Error|Worker): |ERR_SPILLWAY/.test(l.trim()))
-      const why = (at >= 0 ? lines.slice(at, at + 2) : lines.slice(-3)).join(' | ').slice(0, 600)
-      if (code !== 0 || !last) return resolve({ error: `exit ${code ?? signal}${signal === 'SIGKILL' ? ` (over ${timeoutS} s)` : ''}: ${why}`, stderrTail: err.slice(-4000), busyBefore: busy })
-      try {
-        resolve({ ...JSON.parse(last), busyBefore: busy })
-      } catch (e) {
-        resolve({ error: `unreadable output: ${last.slice(0, 200)}`, busyBefore: busy })
-      }
-    })
-  })
-}
+const TARGET = { dask: 0.25, floor: 1.5, duckdbWordcount: 1 }
 
 function spillway(c, data, { mem, blocksize, env = process.env, extra = [] } = {}) {
   const args = [path.join(__dirname, 'spillway_side.js'), '--case', c, '--dir', data.dir, '--mem', String(mem), '--blocksize', String(blocksize), '--workers', String(WORKERS), ...extra]
@@ -119,12 +91,6 @@ function floorOf(r, data) {
   return { terms, seconds: terms.write + terms.read + terms.hash, bytes, keyBytes }
 }
 
-function spreadOf(xs) {
-  const s = xs.filter((x) => typeof x === 'number' && Number.isFinite(x)).sort((a, b) => a - b)
-  if (!s.length) return undefined
-  const m = s.length >> 1
-  return { min: s[0], median: s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2, max: s[s.length - 1], n: s.length }
-}
 const f2 = (x) => (x === undefined ? '—' : x.toFixed(2))
 const f3 = (x) => (x === undefined ? '—' : x.toFixed(3))
 const spread = (s, f = f2) => (s ? `${f(s.min)} / ${f(s.median)} / ${f(s.max)}` : '—')

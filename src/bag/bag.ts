@@ -9,11 +9,12 @@ import { compressionOfName } from '../native/file-codecs'
 import type { TaskSubmission } from '../scheduler/scheduler'
 import type { Collect, KeySpec, Partitioner, Reducer, Step, StepFn } from '../wire/bag'
 import { describeFunction, functionLabel, type TaskFunction } from '../wire/functions'
+import type { ResolvableArgs, TaskFn } from '../futures/typing'
 import { hashOf, partitionTasks, treeTasks, type PartDef } from './graph'
 import { shuffled, type ShuffleSide } from './shuffle'
 
-/** A key taken from an item: a function of it, or one of its fields. */
-export type KeyOf<T> = TaskFunction | (T extends object ? keyof T & (string | number) : never) | string | number
+/** A key taken from an item: a function of it (its return value is the key, `K`), or one of its fields. */
+export type KeyOf<T, K = any> = TaskFn<(item: T) => K> | (unknown extends T ? string | number : T extends object ? keyof T & (string | number) : never)
 
 function stepFn(fn: TaskFunction, args: unknown[], field: string): StepFn {
   try {
@@ -139,21 +140,21 @@ export class Bag<T = unknown> {
   }
 
   /** `fn(item, ...args)` for every item; Futures may be among the args. */
-  map<U>(fn: TaskFunction, ...args: unknown[]): Bag<U> {
+  map<R, A extends unknown[] = []>(fn: TaskFn<(item: T, ...args: A) => R>, ...args: ResolvableArgs<A>): Bag<R> {
     return this.#call('map', fn, args)
   }
 
-  filter(fn: TaskFunction, ...args: unknown[]): Bag<T> {
+  filter<A extends unknown[] = []>(fn: TaskFn<(item: T, ...args: A) => unknown>, ...args: ResolvableArgs<A>): Bag<T> {
     return this.#call('filter', fn, args)
   }
 
   /** Each item's iterable of items, flattened. */
-  flatMap<U>(fn: TaskFunction, ...args: unknown[]): Bag<U> {
+  flatMap<R, A extends unknown[] = []>(fn: TaskFn<(item: T, ...args: A) => Iterable<R>>, ...args: ResolvableArgs<A>): Bag<R> {
     return this.#call('flatMap', fn, args)
   }
 
   /** `fn(items, ...args)` once per partition: `items` is an iterable, the result an iterable of items. */
-  mapPartitions<U>(fn: TaskFunction, ...args: unknown[]): Bag<U> {
+  mapPartitions<R, A extends unknown[] = []>(fn: TaskFn<(items: Iterable<T>, ...args: A) => Iterable<R>>, ...args: ResolvableArgs<A>): Bag<R> {
     return this.#call('mapPartitions', fn, args)
   }
 
@@ -226,7 +227,9 @@ export class Bag<T = unknown> {
    * must fit in a worker (else ERR_SPILLWAY_GROUP_TOO_LARGE names it); to
    * reduce each group, foldBy never builds them.
    */
-  groupBy<K = unknown>(key: KeyOf<T>, options?: ShuffleOptions & { maxGroupBytes?: number }): Bag<[K, T[]]> {
+  groupBy<P extends keyof T & (string | number)>(key: P, options?: ShuffleOptions & { maxGroupBytes?: number }): Bag<[T[P], T[]]>
+  groupBy<K>(key: KeyOf<T, K>, options?: ShuffleOptions & { maxGroupBytes?: number }): Bag<[K, T[]]>
+  groupBy(key: KeyOf<T>, options?: ShuffleOptions & { maxGroupBytes?: number }): Bag<[any, T[]]> {
     const k = keySpec(key, 'key')
     const max = options?.maxGroupBytes
     if (max !== undefined && !(typeof max === 'number' && max > 0)) throw new ArgumentError([{ field: 'options.maxGroupBytes', value: max, allowed: "a positive number of bytes (default half a worker's limit)" }], 'groupBy')
@@ -328,7 +331,7 @@ export class Bag<T = unknown> {
    * `perPartition(items)` on each partition's items (an iterable), then
    * `aggregate(results)` on arrays of their results, as a tree.
    */
-  reduction<U>(perPartition: TaskFunction, aggregate: TaskFunction, options?: ReductionOptions): BagItem<U> {
+  reduction<P, U>(perPartition: TaskFn<(items: Iterable<T>) => P>, aggregate: TaskFn<(partials: P[]) => U>, options?: ReductionOptions): BagItem<U> {
     return this.#reduce('reduction', { op: 'custom', perPartition: stepFn(perPartition, [], 'perPartition'), aggregate: stepFn(aggregate, [], 'aggregate') }, options)
   }
 
@@ -352,10 +355,10 @@ export class Bag<T = unknown> {
    * items of a key (from `initial`, else the first item), `combine(a, b)`
    * (default `binop`) their accumulators. No group is ever built.
    */
-  foldBy<A = unknown, K = unknown>(
-    key: KeyOf<T>,
-    binop: TaskFunction,
-    ...rest: [initial?: A, options?: ReductionOptions & { combine?: TaskFunction; combineInitial?: A }]
+  foldBy<A, K>(
+    key: KeyOf<T, K>,
+    binop: TaskFn<(acc: A, item: T) => A>,
+    ...rest: [initial?: A, options?: ReductionOptions & { combine?: TaskFn<(a: A, b: A) => A>; combineInitial?: A }]
   ): Bag<[K, A]> {
     const [initial, options = {}] = rest
     const reduce: Reducer = {

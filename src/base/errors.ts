@@ -1,8 +1,66 @@
+/** Every code a SpillwayError can carry (the binding's included): stable across releases. */
+export const ERROR_CODES = [
+  'ERR_SPILLWAY_AUTH',
+  'ERR_SPILLWAY_CANCELLED',
+  'ERR_SPILLWAY_CHUNK_LOST',
+  'ERR_SPILLWAY_CLOSED',
+  'ERR_SPILLWAY_CODEC',
+  'ERR_SPILLWAY_CORRUPT_FRAME',
+  'ERR_SPILLWAY_CORRUPT_VALUE',
+  'ERR_SPILLWAY_DASHBOARD_LISTEN',
+  'ERR_SPILLWAY_EMPTY',
+  'ERR_SPILLWAY_EXPORT_NOT_FOUND',
+  'ERR_SPILLWAY_GROUP_TOO_LARGE',
+  'ERR_SPILLWAY_INSUFFICIENT_MEMORY',
+  'ERR_SPILLWAY_INVALID_ARGUMENT',
+  'ERR_SPILLWAY_INVALID_CONFIG',
+  'ERR_SPILLWAY_INVALID_LEVEL',
+  'ERR_SPILLWAY_IO',
+  'ERR_SPILLWAY_JOB_SUBMIT',
+  'ERR_SPILLWAY_KILLED_WORKER',
+  'ERR_SPILLWAY_MISSING_DEP',
+  'ERR_SPILLWAY_MODULE_LOAD',
+  'ERR_SPILLWAY_MODULE_NOT_FOUND',
+  'ERR_SPILLWAY_NATIVE_BINDING',
+  'ERR_SPILLWAY_NOT_PERSISTED',
+  'ERR_SPILLWAY_NO_FILES',
+  'ERR_SPILLWAY_NO_SCHEDULER',
+  'ERR_SPILLWAY_NO_TASK',
+  'ERR_SPILLWAY_NO_WORKER',
+  'ERR_SPILLWAY_PROTOCOL',
+  'ERR_SPILLWAY_READ',
+  'ERR_SPILLWAY_RELEASED',
+  'ERR_SPILLWAY_ROUNDTRIP',
+  'ERR_SPILLWAY_SPILL_FULL',
+  'ERR_SPILLWAY_TASK',
+  'ERR_SPILLWAY_TIMEOUT',
+  'ERR_SPILLWAY_TOO_LARGE',
+  'ERR_SPILLWAY_TRANSFER',
+  'ERR_SPILLWAY_TYPESCRIPT',
+  'ERR_SPILLWAY_UNKNOWN_CODEC',
+  'ERR_SPILLWAY_UNKNOWN_KEY',
+  'ERR_SPILLWAY_UNSERIALIZABLE',
+  'ERR_SPILLWAY_USAGE',
+  'ERR_SPILLWAY_VERSION',
+  'ERR_SPILLWAY_WORKER_LOST',
+  'ERR_SPILLWAY_WORKER_STUCK',
+  'ERR_SPILLWAY_WRITE',
+] as const
+
+export type SpillwayErrorCode = (typeof ERROR_CODES)[number]
+
+const KNOWN = new Set<string>(ERROR_CODES)
+
+/** Whether `code` is one of spillway's (a peer's or the binding's code is checked before it is trusted). */
+export function isErrorCode(code: unknown): code is SpillwayErrorCode {
+  return typeof code === 'string' && KNOWN.has(code)
+}
+
 /** Base of every error spillway throws; `code` is stable across releases. */
 export class SpillwayError extends Error {
-  readonly code: string
+  readonly code: SpillwayErrorCode
   readonly details: Record<string, unknown>
-  constructor(code: string, message: string, details: Record<string, unknown> = {}) {
+  constructor(code: SpillwayErrorCode, message: string, details: Record<string, unknown> = {}) {
     super(message)
     this.name = 'SpillwayError'
     this.code = code
@@ -139,7 +197,7 @@ const NATIVE = /^\[(ERR_SPILLWAY_[A-Z_]+)\] ([\s\S]*)$/
 export function fromNative(err: unknown): unknown {
   if (err instanceof SpillwayError || !(err instanceof Error)) return err
   const m = NATIVE.exec(err.message)
-  if (!m) return err
+  if (!m || !isErrorCode(m[1])) return err
   const e = new SpillwayError(m[1], m[2])
   e.stack = err.stack
   return e
@@ -168,7 +226,7 @@ const ownTaskErrors = new WeakSet<object>()
  * cannot read its file): marked, so its code reaches the caller as it is,
  * while a user's error is always ERR_SPILLWAY_TASK whatever code it carries.
  */
-export function ownTaskError(code: string, message: string, details: Record<string, unknown> = {}): SpillwayError {
+export function ownTaskError(code: SpillwayErrorCode, message: string, details: Record<string, unknown> = {}): SpillwayError {
   const e = new SpillwayError(code, message, details)
   ownTaskErrors.add(e)
   return e

@@ -13,6 +13,7 @@ import { FutureEngine, type MapOptions, type ScatterOptions, type SubmitOptions 
 import type { TaskFunction } from '../wire/functions'
 import { checkKeys } from '../wire/keys'
 import type { Future } from '../futures/future'
+import type { FunctionOf, Gathered, Resolvable, ResultOf, SubmitRest } from '../futures/typing'
 import { withProgress } from './progress'
 
 export interface ClientOptions {
@@ -189,26 +190,29 @@ export class Client {
 
   /**
    * Runs `fn(...args)` on a worker and returns its Future at once. `fn` is a
-   * module export `{ module, name }` or a self-contained function; Futures
-   * anywhere in `args` are replaced by their values on the worker.
+   * module export `{ module, name }` (typed by `taskModule`) or a
+   * self-contained function; Futures anywhere in `args` are replaced by
+   * their values on the worker. The Future's type is what `fn` returns,
+   * awaited; `args` are checked against its parameters.
    */
-  submit(fn: TaskFunction, args: unknown[] = [], options: SubmitOptions = {}): Future {
+  submit<F extends TaskFunction>(fn: F, ...rest: SubmitRest<F, SubmitOptions>): Future<ResultOf<F>> {
+    const [args = [], options = {}] = rest
     return this.#futures.submit(fn, args, options)
   }
 
   /** One task `fn(item)` per item; their Futures, in order. */
-  map(fn: TaskFunction, items: Iterable<unknown>, options: MapOptions = {}): Future[] {
+  map<F extends TaskFunction>(fn: F, items: Iterable<Resolvable<Parameters<FunctionOf<F>>[0]>>, options: MapOptions = {}): Future<ResultOf<F>>[] {
     return this.#futures.map(fn, items, options)
   }
 
   /** Puts a value on a worker; its Future can be passed to tasks. It survives the loss of its worker. */
-  scatter(value: unknown, options: ScatterOptions = {}): Promise<Future> {
+  scatter<T>(value: T, options: ScatterOptions = {}): Promise<Future<T>> {
     return this.#futures.scatter(value, options)
   }
 
-  /** `futures` (a Future, or Futures nested in arrays and objects) with each Future replaced by its value. */
-  gather(futures: unknown): Promise<any> {
-    return this.#futures.gather(futures)
+  /** `futures` (a Future, or Futures nested in arrays and objects) with each Future replaced by its value, in the same shape. */
+  gather<const T>(futures: T): Promise<Gathered<T>> {
+    return this.#futures.gather(futures) as Promise<Gathered<T>>
   }
 
   /**

@@ -2,7 +2,7 @@
 // (and check the scheduler does), say hello, and wait to be welcomed. The
 // channel it returns carries the same messages as a local worker's IPC.
 
-import { SpillwayError } from '../base/errors'
+import { isErrorCode, SpillwayError } from '../base/errors'
 import { VERSION } from '../base/version'
 import { dial, type TlsFiles } from './address'
 import { offerHandshake } from './handshake'
@@ -59,7 +59,7 @@ export async function joinScheduler(
   const w = (await t.next(timeoutMs)) as Welcome
   if (w.kind === 'refused') {
     t.close()
-    throw new SpillwayError(w.code, `the scheduler at ${scheduler} refused this worker: ${w.reason}`, { scheduler })
+    throw new SpillwayError(isErrorCode(w.code) ? w.code : 'ERR_SPILLWAY_PROTOCOL', `the scheduler at ${scheduler} refused this worker: ${w.reason}`, { scheduler })
   }
   if (w.kind !== 'welcome') {
     t.close()

@@ -49,7 +49,8 @@ export interface FutureOwner {
 
 const registry = new FinalizationRegistry<{ owner: FutureOwner; key: string; share: Share }>(({ owner, key, share }) => owner.release(key, share))
 
-export class Future {
+/** `T`: the value's type, as the task function returns it (awaited). */
+export class Future<T = any> {
   #released = false
   readonly #share: Share
 
@@ -105,11 +106,11 @@ export class Future {
   }
 
   /** The value, fetched from the worker that holds it; rejects with the task's error. */
-  async result(): Promise<unknown> {
+  async result(): Promise<T> {
     await this.owner.unlessClosed(this.#share.race(this.#live().whenInMemory()))
     // fetch holds the key itself until the value is in: this Future may be
     // collected meanwhile (`await client.submit(...).result()` keeps none).
-    return this.owner.unlessClosed(this.#share.race(this.owner.fetch(this.key)))
+    return this.owner.unlessClosed(this.#share.race(this.owner.fetch(this.key))) as Promise<T>
   }
 
   /** The task's error once it has failed, or undefined once it has finished. */

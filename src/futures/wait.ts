@@ -22,8 +22,8 @@ function futuresOf(fs: unknown, what: string): Future[] {
 }
 
 /** Resolves when all (or the first) of `futures` are done; `{ done, notDone }`. */
-export async function wait(futures: Future | Iterable<Future>, options: WaitOptions = {}): Promise<{ done: Future[]; notDone: Future[] }> {
-  const list = futuresOf(futures, 'wait arguments')
+export async function wait<F extends Future<any>>(futures: F | Iterable<F>, options: WaitOptions = {}): Promise<{ done: F[]; notDone: F[] }> {
+  const list = futuresOf(futures, 'wait arguments') as F[]
   const returnWhen = options.returnWhen ?? 'ALL_COMPLETED'
   if (returnWhen !== 'ALL_COMPLETED' && returnWhen !== 'FIRST_COMPLETED') {
     throw new ArgumentError([{ field: 'options.returnWhen', value: returnWhen, allowed: "'ALL_COMPLETED' or 'FIRST_COMPLETED'" }], 'wait options')
@@ -49,9 +49,9 @@ export async function wait(futures: Future | Iterable<Future>, options: WaitOpti
 }
 
 /** Yields each Future as it finishes, fails or is cancelled. */
-export async function* asCompleted(futures: Future | Iterable<Future>): AsyncGenerator<Future> {
-  const list = futuresOf(futures, 'asCompleted arguments')
-  const ready: Future[] = []
+export async function* asCompleted<F extends Future<any>>(futures: F | Iterable<F>): AsyncGenerator<F> {
+  const list = futuresOf(futures, 'asCompleted arguments') as F[]
+  const ready: F[] = []
   let wake: (() => void) | undefined
   let left = list.length
   for (const f of list) {

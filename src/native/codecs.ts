@@ -1,5 +1,6 @@
 import { callNative, callNativeSync, ConfigError } from '../base/errors'
 import { native } from './binding'
+import type { FrameInfo } from '../../index'
 
 export type CodecName = 'auto' | 'lz4' | 'zstd' | 'snappy' | 'zlib' | 'none'
 
@@ -47,6 +48,6 @@ export function decompress(data: Buffer | ArrayBufferView): Promise<Buffer> {
   return callNative(() => native.decompress(buf))
 }
 
-export function frameInfo(data: Buffer | ArrayBufferView) {
+export function frameInfo(data: Buffer | ArrayBufferView): FrameInfo {
   return callNativeSync(() => native.frameInfo(toBuffer(data)))
 }

@@ -8,10 +8,18 @@ import { isAbsolute } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { ArgumentError } from '../base/errors'
 
-/** A module export the workers import: `{ module, name = 'default' }`. */
-export interface ModuleRef {
+/** Carries a reference's function type for TypeScript; never set at run time. */
+declare const exportType: unique symbol
+
+/**
+ * A module export the workers import: `{ module, name = 'default' }`. `F`,
+ * the export's type (from `taskModule`), types the calls made with it; a
+ * plain `{ module, name }` is `ModuleRef<any>`.
+ */
+export interface ModuleRef<F = any> {
   module: string | URL
   name?: string
+  readonly [exportType]?: F
 }
 
 export type TaskFunction = ((...args: any[]) => unknown) | ModuleRef

@@ -13,6 +13,7 @@ import { taskContext } from './context'
 import type { ShuffleService } from './shuffle'
 import { runCollect, runSplit } from './shuffle-tasks'
 import { runRechunkCollect, runRechunkSplit } from './rechunk'
+import { isTypeScriptSyntaxError, prepareTypeScript } from './typescript'
 
 export type Callable = (...args: unknown[]) => unknown
 
@@ -71,10 +72,11 @@ export class UserFunctions {
     if (desc.kind === 'native') return nativeCallable(desc.op, this, this.natives)
     if (desc.kind !== 'module') throw new SpillwayError('ERR_SPILLWAY_PROTOCOL', `no user function of kind ${(desc as FnDesc).kind}`)
     let mod: Record<string, unknown>
+    prepareTypeScript(desc.specifier)
     try {
       mod = await importSpecifier(desc.specifier)
     } catch (e: any) {
-      const code = e?.code === 'ERR_MODULE_NOT_FOUND' || e?.code === 'MODULE_NOT_FOUND' ? 'ERR_SPILLWAY_MODULE_NOT_FOUND' : 'ERR_SPILLWAY_MODULE_LOAD'
+      const code = e?.code === 'ERR_MODULE_NOT_FOUND' || e?.code === 'MODULE_NOT_FOUND' ? 'ERR_SPILLWAY_MODULE_NOT_FOUND' : isTypeScriptSyntaxError(e) ? 'ERR_SPILLWAY_TYPESCRIPT' : 'ERR_SPILLWAY_MODULE_LOAD'
       throw new SpillwayError(code, `module ${desc.specifier} could not be imported on the worker: ${e?.message ?? e}`, { module: desc.specifier })
     }
     let fn = mod[desc.name]

@@ -1,0 +1,132 @@
+// A user's strict TypeScript file against the published entry ('spillway',
+// its generated declarations). types.spec.ts type-checks it: every
+// `@ts-expect-error` line must be refused, every other line accepted, so a
+// type that regresses either way fails the suite. Nothing here runs.
+
+import { bag, Bag, BagItem, Future, asCompleted, taskModule, wait, type Client, type SpillwayErrorCode, type ModuleRef } from 'spillway'
+
+type Equal<A, B> = (<G>() => G extends A ? 1 : 2) extends <G>() => G extends B ? 1 : 2 ? true : false
+function expectType<T>(_: T): void {}
+function same<A, B>(_: Equal<A, B>): void {}
+
+declare const client: Client
+const tasks = taskModule<typeof import('../fixtures/tasks/typed.mts')>(new URL('../fixtures/tasks/typed.mts', import.meta.url))
+
+export async function futures(): Promise<void> {
+  // submit infers T from the function, awaited, and checks args.
+  const sum = client.submit((a: number, b: number) => a + b, [1, 2])
+  same<typeof sum, Future<number>>(true)
+  const text = client.submit(async (s: string) => s.toUpperCase(), ['a'])
+  same<typeof text, Future<string>>(true)
+  same<Awaited<ReturnType<typeof text.result>>, string>(true)
+  // @ts-expect-error a string where the function takes a number
+  client.submit((a: number, b: number) => a + b, [1, 'two'])
+  // @ts-expect-error an argument missing
+  client.submit((a: number, b: number) => a + b, [1])
+  // @ts-expect-error args are required when the function has parameters
+  client.submit((a: number) => a)
+  client.submit(() => 42)
+  client.submit((a: number, b?: number) => a + (b ?? 0), [1])
+
+  // Futures fit where their T does, anywhere in the arguments.
+  const next = client.submit((x: number, o: { y: number }) => x + o.y, [sum, { y: sum }])
+  same<typeof next, Future<number>>(true)
+  // @ts-expect-error a Future<string> where a number goes
+  client.submit((x: number) => x, [text])
+
+  // Typed module references, from the module's own types.
+  const parsed = client.submit(tasks.parse, [{ start: 0, end: 10 }, 'first'])
+  same<typeof parsed, Future<{ label: string; n: number }>>(true)
+  const all = client.submit(tasks.total, [[parsed, parsed]])
+  same<typeof all, Future<number>>(true)
+  // @ts-expect-error parse takes a Slice, not a string
+  client.submit(tasks.parse, ['0-10', 'first'])
+  // @ts-expect-error no such export
+  client.submit(tasks.prase, [])
+  // A plain { module, name } is still accepted, untyped.
+  const plain = client.submit({ module: '/abs/tasks.mjs', name: 'double' }, [21])
+  same<typeof plain, Future<any>>(true)
+  const ref: ModuleRef = { module: new URL('file:///abs/tasks.mjs') }
+  client.submit(ref, [1, 'anything'])
+
+  // map gives one Future per item.
+  const doubled = client.map((x: number) => x * 2, [1, 2, 3])
+  same<typeof doubled, Future<number>[]>(true)
+  // @ts-expect-error items must fit the parameter
+  client.map((x: number) => x * 2, ['1'])
+  const lens = client.map(tasks.words, ['a b', 'c'])
+  same<typeof lens, Future<string[]>[]>(true)
+
+  // gather maps the shape it is given.
+  const one = await client.gather(sum)
+  same<typeof one, number>(true)
+  const list = await client.gather(doubled)
+  same<typeof list, number[]>(true)
+  const tuple = await client.gather([sum, text])
+  same<typeof tuple, [number, string]>(true)
+  const obj = await client.gather({ a: sum, b: [text], c: 3 })
+  same<typeof obj, { a: number; b: [string]; c: 3 }>(true)
+  // @ts-expect-error a gathered number used as a string
+  tuple[0].toUpperCase()
+  // @ts-expect-error a gathered string used as a number
+  const wrong: number = obj.b[0]
+
+  // scatter, wait and asCompleted keep T.
+  const big = await client.scatter({ rows: [1, 2], name: 'x' })
+  same<typeof big, Future<{ rows: number[]; name: string }>>(true)
+  const { done, notDone } = await wait(doubled)
+  same<typeof done, Future<number>[]>(true)
+  same<typeof notDone, Future<number>[]>(true)
+  for await (const f of asCompleted([sum])) same<typeof f, Future<number>>(true)
+  void wrong
+}
+
+export async function bags(): Promise<void> {
+  const lines = bag.readText('/data/*.txt')
+  same<typeof lines, Bag<string>>(true)
+  const words = lines.flatMap((l: string) => l.split(' '))
+  same<typeof words, Bag<string>>(true)
+  const lengths = words.map((w: string) => w.length)
+  same<typeof lengths, Bag<number>>(true)
+  // @ts-expect-error the items are strings, not numbers
+  words.map((n: number) => n + 1)
+  const scaled = lengths.map((n: number, k: number) => n * k, 3)
+  same<typeof scaled, Bag<number>>(true)
+  // @ts-expect-error the extra argument is a number
+  lengths.map((n: number, k: number) => n * k, 'three')
+  same<typeof lengths.filter, Bag<number>['filter']>(true)
+  const viaModule = lines.flatMap(tasks.words)
+  same<typeof viaModule, Bag<string>>(true)
+
+  const people = bag.fromSequence([{ name: 'a', age: 3 }])
+  const ages = people.pluck('age')
+  same<typeof ages, Bag<number>>(true)
+  // @ts-expect-error no such field
+  people.pluck('height')
+  const byName = people.groupBy('name')
+  same<typeof byName, Bag<[string, { name: string; age: number }[]]>>(true)
+  const byDecade = people.groupBy((p: { age: number }) => Math.floor(p.age / 10))
+  same<typeof byDecade, Bag<[number, { name: string; age: number }[]]>>(true)
+  const freq = words.frequencies({ splitOut: 4 })
+  same<typeof freq, Bag<[string, number]>>(true)
+  const folded = people.foldBy((p: { name: string }) => p.name, (acc: number, p: { age: number }) => acc + p.age, 0)
+  same<typeof folded, Bag<[string, number]>>(true)
+  const total = ages.sum()
+  same<typeof total, BagItem<number>>(true)
+  const n = await client.compute(total)
+  same<typeof n, number>(true)
+  const items = await client.compute(ages)
+  same<typeof items, number[]>(true)
+  const red = ages.reduction((xs: Iterable<number>) => Math.max(...xs), (ps: number[]) => Math.max(...ps))
+  same<typeof red, BagItem<number>>(true)
+}
+
+export function errors(e: unknown): void {
+  if (e instanceof Error && 'code' in e) {
+    const code = (e as { code: SpillwayErrorCode }).code
+    expectType<SpillwayErrorCode>('ERR_SPILLWAY_TASK')
+    // @ts-expect-error not one of spillway's codes
+    expectType<SpillwayErrorCode>('ERR_SPILLWAY_NO_SUCH_CODE')
+    void code
+  }
+}
