@@ -5,19 +5,13 @@ array of n^2 in from^2 chunks persisted (untimed), then
 x.rechunk((n, to), method='p2p') persisted (timed). Prints one JSON line."""
 import argparse
 import json
+import sys
+import os
 import threading
 import time
 
-
-def rss_of(pid):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        return 0
-    return 0
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from rss import rss_of  # noqa: E402
 
 
 def main():

@@ -6,38 +6,16 @@
 // that every value arrived. Prints one JSON line.
 'use strict'
 
-const fs = require('node:fs')
-const os = require('node:os')
-const path = require('node:path')
 const { parseArgs } = require('node:util')
-const { LocalCluster, Client, random, schedulerWorkers } = require('../..')
+const { random, schedulerWorkers } = require('../..')
+const { rssOf, startBenchCluster } = require('../cluster')
 
 const { values: o } = parseArgs({ options: { n: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, mem: { type: 'string' }, workers: { type: 'string', default: '2' } } })
 const now = () => performance.now() / 1000
 
-function rssOf(pid) {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))
-    return m ? Number(m[1]) * 1024 : 0
-  } catch {
-    return 0
-  }
-}
-
 async function main() {
   const [n, from, to, mem] = [o.n, o.from, o.to, o.mem].map(Number)
-  const spillDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-bench-rechunk-spill-'))
-  const cluster = await LocalCluster.start({
-    nWorkers: Number(o.workers),
-    threadsPerWorker: 1,
-    memoryLimit: mem,
-    thresholds: { target: 0.6, spill: 0.7, pause: 0.85, terminate: 0.95 },
-    spillDir,
-    codec: 'auto',
-    cleanup: () => fs.rmSync(spillDir, { recursive: true, force: true }),
-  })
-  const client = new Client(cluster, { ownsCluster: true, silenceLogs: true })
-  const pids = cluster.nannies.map((x) => x.pid)
+  const { cluster, client, pids } = await startBenchCluster('rechunk', Number(o.workers), mem)
   const peak = pids.map(() => 0)
   const timer = setInterval(() => pids.forEach((pid, i) => (peak[i] = Math.max(peak[i], rssOf(pid)))), 50)
   try {

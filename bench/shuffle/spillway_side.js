@@ -9,11 +9,10 @@
 //                         [--blocksize BYTES] [--npartitions N] [--split-out N]
 'use strict'
 
-const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
-const { LocalCluster, Client, bag, schedulerWorkers, workerSpillBytes } = require('../..')
+const { bag, schedulerWorkers, workerSpillBytes } = require('../..')
+const { rssOf, startBenchCluster } = require('../cluster')
 
 const { values: o } = parseArgs({
   options: {
@@ -27,15 +26,6 @@ const { values: o } = parseArgs({
   },
 })
 const now = () => performance.now() / 1000
-
-function rssOf(pid) {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))
-    return m ? Number(m[1]) * 1024 : undefined
-  } catch {
-    return undefined
-  }
-}
 
 // Task functions travel as source: no closures.
 const parseLeft = (line) => {
@@ -65,27 +55,15 @@ async function main() {
   const mem = Number(o.mem)
   const nWorkers = Number(o.workers)
   const blocksize = Number(o.blocksize)
-  const spillDir = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-bench-shuffle-spill-'))
   let t = now()
-  const cluster = await LocalCluster.start({
-    nWorkers,
-    threadsPerWorker: 1,
-    memoryLimit: mem,
-    // The 'cpu' profile's thresholds, as setupClient gives them.
-    thresholds: { target: 0.6, spill: 0.7, pause: 0.85, terminate: 0.95 },
-    spillDir,
-    codec: 'auto',
-    cleanup: () => fs.rmSync(spillDir, { recursive: true, force: true }),
-  })
-  const client = new Client(cluster, { ownsCluster: true, silenceLogs: true })
+  const { cluster, client, pids } = await startBenchCluster('shuffle', nWorkers, mem)
   const startup = now() - t
-  const pids = cluster.nannies.map((n) => n.pid)
   const peak = pids.map(() => 0)
   const beatPeak = pids.map(() => 0)
   const sample = () => {
     pids.forEach((pid, i) => {
       const r = rssOf(pid)
-      if (r !== undefined && r > peak[i]) peak[i] = r
+      if (r > peak[i]) peak[i] = r
     })
     ;[...client.scheduler.workers.values()].forEach((w, i) => {
       if ((w.metrics?.rss ?? 0) > (beatPeak[i] ?? 0)) beatPeak[i] = w.metrics.rss

@@ -2,7 +2,7 @@
 // once when the channel closes: a dead worker must never leave a caller
 // waiting.
 
-import { isErrorCode, SpillwayError, WorkerStuckError, type SpillwayErrorCode } from '../base/errors'
+import { isErrorCode, SpillwayError, WorkerStuckError } from '../base/errors'
 import type { ErrorPayload, Request, SchedulerToWorker, WorkerToScheduler, WorkerMetrics } from '../wire/protocol'
 import { checkWorkerMessage, type Asked } from '../wire/validate'
 import type { Transport } from './transport'
@@ -35,7 +35,7 @@ export function workerError(e: ErrorPayload): SpillwayError {
   const ours = isErrorCode(e.code)
   if (!ours && e.code !== undefined) details.originalCode = e.code
   if (e.stuck && (e.code === 'ERR_SPILLWAY_SPILL_FULL' || e.code === 'ERR_SPILLWAY_WORKER_STUCK')) return new WorkerStuckError(e.code, e.message, e.stuck)
-  return new SpillwayError(ours ? (e.code as SpillwayErrorCode) : 'ERR_SPILLWAY_TASK', e.message, details)
+  return new SpillwayError(isErrorCode(e.code) ? e.code : 'ERR_SPILLWAY_TASK', e.message, details)
 }
 
 interface Pending extends Asked {

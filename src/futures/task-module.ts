@@ -3,10 +3,7 @@
 // `{ module: url, name: 'parse' }`, typed as `parse` is. The types come from
 // the module itself; nothing is imported here (the workers import it).
 
-import { isAbsolute } from 'node:path'
-import { pathToFileURL } from 'node:url'
-import { ArgumentError } from '../base/errors'
-import type { ModuleRef } from '../wire/functions'
+import { moduleSpecifier, type ModuleRef } from '../wire/functions'
 
 /** A reference to each function export of `M`. */
 export type TaskModule<M> = { readonly [K in keyof M as M[K] extends (...args: any[]) => any ? K : never]-?: ModuleRef<M[K]> }
@@ -16,14 +13,7 @@ export type TaskModule<M> = { readonly [K in keyof M as M[K] extends (...args: a
  * file: URL or a package name), typed from `M`, e.g. `typeof import('./tasks.js')`.
  */
 export function taskModule<M = Record<string, (...args: any[]) => any>>(module: string | URL): TaskModule<M> {
-  const ok = module instanceof URL ? module.protocol === 'file:' : typeof module === 'string' && module.length > 0 && !module.startsWith('.')
-  if (!ok) {
-    throw new ArgumentError(
-      [{ field: 'module', value: module instanceof URL ? module.href : module, allowed: 'an absolute path, a file: URL or a package name (a relative path would be resolved from the worker: use new URL(path, import.meta.url))' }],
-      'taskModule arguments',
-    )
-  }
-  const specifier = module instanceof URL ? module.href : isAbsolute(module) ? pathToFileURL(module).href : module
+  const specifier = moduleSpecifier(module, 'module', 'taskModule arguments')
   const refs = new Map<string, ModuleRef>()
   return new Proxy(Object.create(null), {
     get(_, name) {

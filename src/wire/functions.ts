@@ -38,18 +38,28 @@ function problem(value: unknown, allowed: string, field = 'fn'): ArgumentError {
 
 const ALLOWED = 'a self-contained function, or a module reference { module: absolute path | file: URL | package name, name?: export name }'
 
-function moduleDesc(ref: ModuleRef): FnDesc {
-  const m = ref.module
-  let specifier: string
+/**
+ * The specifier workers import `m` by: a file: URL, an absolute path (as a
+ * file: URL) or a package name. A relative path is refused: the worker
+ * would resolve it from itself, not from the caller's file.
+ */
+export function moduleSpecifier(m: unknown, field: string, what = 'task function'): string {
+  const refuse = (value: unknown, allowed: string) => new ArgumentError([{ field, value, allowed }], what)
   if (m instanceof URL) {
-    if (m.protocol !== 'file:') throw problem(m.href, 'a file: URL (workers import from their own disk)', 'fn.module')
-    specifier = m.href
-  } else if (typeof m === 'string' && m.length > 0) {
-    if (m.startsWith('file:')) specifier = m
-    else if (isAbsolute(m)) specifier = pathToFileURL(m).href
-    else if (m.startsWith('.')) throw problem(m, 'an absolute path, a file: URL or a package name: a relative path would be resolved from the worker, not from your file (use new URL(path, import.meta.url) or path.resolve)', 'fn.module')
-    else specifier = m
-  } else throw problem(m, 'an absolute path, a file: URL or a package name', 'fn.module')
+    if (m.protocol !== 'file:') throw refuse(m.href, 'a file: URL (workers import from their own disk)')
+    return m.href
+  }
+  if (typeof m === 'string' && m.length > 0) {
+    if (m.startsWith('file:')) return m
+    if (isAbsolute(m)) return pathToFileURL(m).href
+    if (m.startsWith('.')) throw refuse(m, 'an absolute path, a file: URL or a package name: a relative path would be resolved from the worker, not from your file (use new URL(path, import.meta.url) or path.resolve)')
+    return m
+  }
+  throw refuse(m, 'an absolute path, a file: URL or a package name')
+}
+
+function moduleDesc(ref: ModuleRef): FnDesc {
+  const specifier = moduleSpecifier(ref.module, 'fn.module')
   const name = ref.name ?? 'default'
   if (typeof name !== 'string' || name.length === 0) throw problem(name, 'the name of an export (a non-empty string)', 'fn.name')
   const id = `m:${specifier}#${name}`

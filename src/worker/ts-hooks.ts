@@ -9,20 +9,11 @@ import { existsSync, readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { isTypeScriptModule } from './typescript'
 
 type Format = 'module' | 'commonjs'
-interface Resolved {
-  url: string
-  format?: string | null
-}
 interface LoadContext {
   format?: string | null
-}
-
-const TS = /\.[cm]?ts$/
-
-function isTypeScript(url: string): boolean {
-  return url.startsWith('file:') && TS.test(new URL(url).pathname)
 }
 
 /** `.mts` and `.cts` say; `.ts` follows the nearest package.json's "type", else its own syntax (as Node's detection does). */
@@ -47,13 +38,9 @@ function formatOf(file: string, code: string): Format {
 
 let strip: ((code: string, options: { mode: 'strip-only'; filename: string }) => { code: string }) | undefined
 
-export async function resolve(specifier: string, context: unknown, next: (s: string, c: unknown) => Promise<Resolved>): Promise<Resolved & { shortCircuit?: boolean }> {
-  const r = await next(specifier, context)
-  return isTypeScript(r.url) ? { ...r, format: null, shortCircuit: true } : r
-}
-
 export async function load(url: string, context: LoadContext, next: (u: string, c: LoadContext) => Promise<unknown>): Promise<unknown> {
-  if (!isTypeScript(url)) return next(url, context)
+  // Whatever format resolve gave (none on Node 20, or a -typescript one with stripping off), these load here.
+  if (!isTypeScriptModule(url)) return next(url, context)
   const file = fileURLToPath(url)
   strip ??= require('amaro').transformSync
   let code: string
