@@ -1,5 +1,5 @@
 import test from 'ava'
-import { availableCodecs, compress, compressSync, decompress, decompressSync, frameInfo, generateChunk, generateChunkSync, reduceChunk, reduceChunkSync } from 'spillway'
+import { availableCodecs, compress, compressSync, decompress, decompressSync, frameInfo, generateChunk, generateChunkSync, reduceChunk, reduceChunkSync, shuffledCodecs } from 'spillway'
 
 test('availableCodecs lists every compiled codec', (t) => {
   t.deepEqual(availableCodecs().sort(), ['lz4', 'none', 'snappy', 'zlib', 'zstd'])
@@ -16,6 +16,50 @@ test('every codec round-trips compressible and random data through frames', asyn
     }
     if (codec !== 'none') t.true((await compress(ints, codec)).length < ints.length / 2, `${codec} shrinks small ints`)
   }
+})
+
+/** float64 samples of a smooth field with a little noise (a stand-in for a climate variable). */
+function smoothField(n: number): Float64Array {
+  const a = new Float64Array(n)
+  for (let i = 0; i < n; i++) a[i] = 280 + 15 * Math.sin(i * 1e-3) + 3 * Math.cos(i * 7.3e-3) + ((i * 2654435761) % 1000) * 1e-9
+  return a
+}
+
+test('the shuffled codecs round-trip every TypedArray, recording the element size in the frame', async (t) => {
+  t.deepEqual(shuffledCodecs(), availableCodecs().filter((c) => c !== 'none').map((c) => `${c}+shuffle`))
+  const field = smoothField(40_001)
+  const views: ArrayBufferView[] = [
+    field,
+    new Float32Array(field),
+    new Int32Array(field),
+    new BigInt64Array(Array.from(field.subarray(0, 5_000), (v) => BigInt(Math.round(v * 1000)))),
+    new Int16Array(field),
+    new Uint8Array(field.buffer, 3, 1001),
+  ]
+  for (const codec of shuffledCodecs()) {
+    for (const view of views) {
+      const bytes = Buffer.from(view.buffer, view.byteOffset, view.byteLength)
+      const size = (view as any).BYTES_PER_ELEMENT as number
+      for (const frame of [await compress(view, codec), compressSync(view, codec)]) {
+        t.true((await decompress(frame)).equals(bytes), `${codec} ${view.constructor.name}`)
+        t.true(decompressSync(frame).equals(bytes))
+        const info = frameInfo(frame)
+        t.is(info.codec, size > 1 ? codec : codec.replace('+shuffle', ''), `${codec} ${view.constructor.name}`)
+        t.is(info.elementSize, size)
+      }
+    }
+    // Plain bytes shuffle as 8-byte values, as Blosc's default; or as told.
+    const raw = Buffer.from(field.buffer)
+    t.is(frameInfo(await compress(raw, codec)).elementSize, 8)
+    t.is(frameInfo(await compress(raw, codec, undefined, 4)).elementSize, 4)
+    t.true((await decompress(await compress(raw, codec, undefined, 4))).equals(raw))
+  }
+  const lz4 = (await compress(field, 'lz4')).length
+  const shuffled = (await compress(field, 'lz4+shuffle')).length
+  t.true(shuffled < 0.8 * lz4, `lz4+shuffle ${shuffled} bytes vs lz4 ${lz4}`)
+  t.is(frameInfo(await compress(field, 'lz4')).elementSize, 1, 'no shuffle without asking')
+  await t.throwsAsync(() => compress(field, 'lz4+shuffle', undefined, 300), { code: 'ERR_SPILLWAY_INVALID_CONFIG', message: /elementSize/ })
+  t.throws(() => compressSync(field, 'none+shuffle'), { code: 'ERR_SPILLWAY_UNKNOWN_CODEC', message: /'lz4\+shuffle'/ })
 })
 
 test('zstd levels 1-19 are accepted and others rejected by name', async (t) => {

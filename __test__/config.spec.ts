@@ -1,7 +1,7 @@
 import test from 'ava'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { availableCodecs, ConfigError, PROFILES, SetupConfig } from 'spillway'
+import { availableCodecs, ConfigError, PROFILES, SetupConfig, shuffledCodecs } from 'spillway'
 import { scratch } from './helpers'
 
 function problemsOf(t: any, fn: () => unknown): { field: string; value: unknown; allowed: string }[] {
@@ -165,6 +165,14 @@ test('integers and ports: maxWorkers a positive integer, dashboardPort 0–65535
 
 test('every compiled codec and auto are accepted for spillCompression', (t) => {
   for (const codec of ['auto', ...availableCodecs()]) t.is(new SetupConfig({ spillCompression: codec }).spillCompression, codec)
+})
+
+test('the shuffled codecs are accepted for spillCompression, and unknown ones rejected with them listed', (t) => {
+  for (const codec of shuffledCodecs()) t.is(new SetupConfig({ spillCompression: codec }).spillCompression, codec)
+  t.true(shuffledCodecs().includes('lz4+shuffle'))
+  const problems = problemsOf(t, () => new SetupConfig({ spillCompression: 'none+shuffle' }))
+  t.is(problems[0].field, 'spillCompression')
+  t.regex(problems[0].allowed, /'lz4'.*'lz4\+shuffle'.*'zstd\+shuffle'/)
 })
 
 test('unknown option names are rejected, with the closest known name for a typo', (t) => {

@@ -1,4 +1,4 @@
-export { availableCodecs, compress, compressSync, decompress, decompressSync, frameInfo, type CodecName } from './native/codecs'
+export { availableCodecs, compress, compressSync, decompress, decompressSync, frameInfo, shuffledCodecs, type CodecName } from './native/codecs'
 export { SpillBuffer, type SpillBufferOptions, type SpillMetrics, type SpilledBytes } from './native/spill-buffer'
 export { generateChunk, generateChunkSync, reduceChunk, reduceChunkSync, combinePartials, finishPartial } from './native/chunks'
 export {

@@ -88,7 +88,7 @@ export const OPTIONS = {
       const valid = validCodecNames()
       return valid.includes(v) ? undefined : `a codec compiled into this build: ${valid.map((c) => `'${c}'`).join(', ')}`
     },
-    doc: "the spill codec: 'auto' (lz4), 'lz4', 'zstd', 'snappy', 'zlib' or 'none'",
+    doc: "the spill codec: 'auto' (lz4, with the byte shuffle for typed values it shrinks more), 'lz4', 'zstd', 'snappy', 'zlib' or 'none'; each but 'none' also as 'lz4+shuffle' and so on, which shuffles typed values' bytes first",
   }),
   commCompression: option({ kind: 'boolean', default: false, doc: 'compress values moving between workers' }),
   tempBaseDir: option({ kind: 'string', check: nonEmpty('a directory path'), doc: 'where the spill directory is made (default $PBS_JOBFS, else $TMPDIR, else the OS temp dir)' }),

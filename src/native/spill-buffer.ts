@@ -1,4 +1,4 @@
-import { validCodecNames, toBuffer } from './codecs'
+import { elementSizeOf, validCodecNames, toBuffer } from './codecs'
 import { checkReduce, checkSpec } from './chunks'
 import { callNative, callNativeSync, ConfigError, type ConfigProblem } from '../base/errors'
 import { native, type Binding } from './binding'
@@ -10,7 +10,7 @@ export interface SpillBufferOptions {
   memoryLimit: number
   /** Fraction of `memoryLimit` above which LRU chunks spill. Default 0.75. */
   target?: number
-  /** Spill codec; 'auto' is lz4. */
+  /** Spill codec; 'auto' is lz4, with the byte shuffle for TypedArrays whose sample it shrinks more. */
   codec?: string
   /** Codec level (zstd 1–19, zlib 1–9). */
   level?: number
@@ -112,10 +112,15 @@ export class SpillBuffer {
     return this.#target
   }
 
-  /** Stores a chunk (the bytes are copied); may spill others to disk. */
-  set(key: string, data: Buffer | ArrayBufferView): Promise<void> {
+  /**
+   * Stores a chunk (the bytes are copied); may spill others to disk. A
+   * TypedArray's element size goes with it (or `elementSize`, for bytes
+   * known to hold such values), so a shuffle codec can use it.
+   */
+  set(key: string, data: Buffer | ArrayBufferView, elementSize?: number): Promise<void> {
     const buf = toBuffer(data)
-    return callNative(() => this.#native.set(String(key), buf))
+    const size = elementSizeOf(data, elementSize)
+    return callNative(() => this.#native.set(String(key), buf, size))
   }
 
   /** The chunk's bytes (read back from disk if spilled), or undefined. */

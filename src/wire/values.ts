@@ -80,6 +80,16 @@ export function encodeRaw(v: unknown, dtype: RawDtype, where: string): Buffer {
   return Buffer.from(a.buffer, a.byteOffset, a.byteLength)
 }
 
+/**
+ * Bytes per element of a value stored in `format`, the unit the spill
+ * codec's byte shuffle regroups; 0 where the bytes are not typed values
+ * (a Buffer, an ArrayBuffer, v8 data).
+ */
+export function elementSizeOfFormat(format: ValueFormat): number {
+  if (!format.startsWith('raw:') || format === 'raw:buffer') return 0
+  return (VIEWS[format.slice(4) as ViewKind] as unknown as { BYTES_PER_ELEMENT?: number })?.BYTES_PER_ELEMENT ?? 0
+}
+
 /** A format a peer may name: one of the layouts above, nothing else. */
 export function isValueFormat(f: unknown): f is ValueFormat {
   if (f === 'v8' || f === 'arraybuffer') return true

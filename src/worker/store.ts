@@ -36,7 +36,8 @@ export class WorkerStore {
     return true
   }
 
-  async set(key: string, bytes: Uint8Array): Promise<void> {
+  /** `elementSize`: bytes per element of a typed value (0: unknown), for the spill codec's shuffle. */
+  async set(key: string, bytes: Uint8Array, elementSize = 0): Promise<void> {
     this.#dropSmall(key)
     if (bytes.byteLength <= SMALL_VALUE && this.#smallBytes + bytes.byteLength <= this.smallLimit) {
       // A copy: the caller's bytes may be a view into a larger buffer it reuses.
@@ -45,7 +46,7 @@ export class WorkerStore {
       if (this.buffer.has(key)) this.buffer.delete(key)
       return
     }
-    await this.buffer.set(key, bytes)
+    await this.buffer.set(key, bytes, elementSize)
   }
 
   /** The value's bytes, the caller's own to keep or change. */

@@ -6,7 +6,7 @@
 import { SpillwayError } from '../base/errors'
 import { runInTask } from './context'
 import { place } from '../wire/nesting'
-import { decodeValue, encodeRaw, encodeValue, type ValueFormat } from '../wire/values'
+import { decodeValue, elementSizeOfFormat, encodeRaw, encodeValue, type ValueFormat } from '../wire/values'
 import type { WorkerStore } from './store'
 import type { Inputs as InputSpec, RunResult, TaskFn, WorkerStatus } from '../wire/protocol'
 import { Gate } from './gate'
@@ -165,7 +165,7 @@ export class TaskRunner {
     // kill the worker, and the next, for the same result.
     const problem = this.memory.cannotStore(key, bytes.length)
     if (problem) throw problem
-    await this.buffer.set(key, bytes)
+    await this.buffer.set(key, bytes, elementSizeOfFormat(format))
     this.#lastBytes.set(task.func.id, bytes.length)
     // The task's own copy is garbage now; freed at once it never adds to the next task's peak.
     if (bytes.length >= LARGE) this.memory.collectNow()

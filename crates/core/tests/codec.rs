@@ -155,6 +155,10 @@ fn codec_names_parse_and_unknown_names_list_the_valid_ones() {
         assert_eq!(Codec::parse(c.name()).unwrap(), c);
     }
     assert_eq!(codec::available(), vec!["lz4", "zstd", "snappy", "zlib", "none"]);
+    assert_eq!(
+        codec::available_methods(),
+        vec!["lz4", "zstd", "snappy", "zlib", "none", "lz4+shuffle", "zstd+shuffle", "snappy+shuffle", "zlib+shuffle"]
+    );
     let e = Codec::parse("brotli").unwrap_err();
     assert_eq!(e.code(), "ERR_SPILLWAY_UNKNOWN_CODEC");
     let msg = e.to_string();

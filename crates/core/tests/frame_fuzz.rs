@@ -4,7 +4,7 @@
 mod common;
 
 use proptest::prelude::*;
-use spillway_core::codec::{decode, encode, Codec, FrameHeader, HEADER_LEN};
+use spillway_core::codec::{decode, encode_filtered, Codec, Filter, FrameHeader, HEADER_LEN};
 use spillway_core::Error;
 use xxhash_rust::xxh3::Xxh3;
 
@@ -27,6 +27,11 @@ fn codec() -> impl Strategy<Value = (Codec, Option<i32>)> {
         (1..=6i32).prop_map(|l| (Codec::Zstd, Some(l))),
         (1..=9i32).prop_map(|l| (Codec::Zlib, Some(l))),
     ]
+}
+
+/// No filter half of the time, else a byte shuffle of any element size.
+fn filter() -> impl Strategy<Value = Filter> {
+    prop_oneof![Just(Filter::None), (2..=8u8).prop_map(Filter::Shuffle)]
 }
 
 /// Data the codecs treat differently: noise, runs, and a small alphabet.
@@ -95,6 +100,7 @@ proptest! {
     fn sealed_noise_never_panics_or_lies_about_its_length(
         codec_id in 0u8..6,
         level in any::<u8>(),
+        flags in prop_oneof![Just(0u8), 0x11u8..=0x17, any::<u8>()],
         decoded_len in prop_oneof![0u64..5000, any::<u64>()],
         payload in proptest::collection::vec(any::<u8>(), 0..600),
         honest_payload_len in any::<bool>(),
@@ -103,7 +109,7 @@ proptest! {
         let mut f = b"SPWF\x01".to_vec();
         f.push(codec_id);
         f.push(level);
-        f.push(0);
+        f.push(flags);
         f.extend_from_slice(&decoded_len.to_le_bytes());
         let payload_len = if honest_payload_len { payload.len() as u64 } else { wrong_payload_len };
         f.extend_from_slice(&payload_len.to_le_bytes());
@@ -115,6 +121,7 @@ proptest! {
                 Ok(v) => {
                     prop_assert_eq!(v.len() as u64, decoded_len);
                     if codec_id == 0 {
+                        prop_assert_eq!(flags, 0);
                         prop_assert_eq!(&v, &payload);
                     }
                 }
@@ -130,9 +137,10 @@ proptest! {
     fn mutated_frames_never_decode_to_other_data(
         data in data(),
         (codec, level) in codec(),
+        filter in filter(),
         mutations in proptest::collection::vec(mutation(), 0..4),
     ) {
-        let frame = encode(&data, codec, level).unwrap().to_vec();
+        let frame = encode_filtered(&data, codec, filter, level).unwrap().to_vec();
         prop_assert_eq!(&decode(&frame).unwrap(), &data);
         let mut f = frame.clone();
         for m in &mutations {
@@ -153,9 +161,10 @@ proptest! {
     fn resealed_mutations_never_panic_or_lie_about_their_length(
         data in data(),
         (codec, level) in codec(),
+        filter in filter(),
         mutations in proptest::collection::vec(mutation(), 1..4),
     ) {
-        let mut f = encode(&data, codec, level).unwrap().to_vec();
+        let mut f = encode_filtered(&data, codec, filter, level).unwrap().to_vec();
         for m in &mutations {
             apply(&mut f, m);
         }

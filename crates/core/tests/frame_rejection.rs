@@ -7,7 +7,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use common::*;
-use spillway_core::codec::{decode, encode, Codec, FrameHeader, HEADER_LEN};
+use spillway_core::codec::{decode, encode, encode_filtered, Codec, Filter, FrameHeader, HEADER_LEN};
 use spillway_core::Error;
 use xxhash_rust::xxh3::Xxh3;
 
@@ -73,18 +73,25 @@ fn reseal(frame: &mut [u8]) {
     frame[24..32].copy_from_slice(&sum.to_le_bytes());
 }
 
-/// A small frame of each codec, compressible enough that its payload is
-/// really encoded, for the byte-by-byte corruption tests.
+/// A small frame of each codec, plain and shuffled for 2-, 4- and 8-byte
+/// elements, compressible enough that its payload is really encoded, for the
+/// byte-by-byte corruption tests. The length is no multiple of 8, so the
+/// shuffled frames carry a tail of loose bytes too.
 fn small_frames() -> Vec<(Codec, Vec<u8>, Vec<u8>)> {
     let mut data = text(600);
     data.extend_from_slice(&random_bytes(13, 100));
-    Codec::ALL
-        .into_iter()
-        .map(|c| {
-            let frame = encode(&data, c, None).unwrap().to_vec();
-            (c, data.clone(), frame)
-        })
-        .collect()
+    let mut out = Vec::new();
+    for c in Codec::ALL {
+        out.push((c, data.clone(), encode(&data, c, None).unwrap().to_vec()));
+        if c != Codec::None {
+            for size in [2, 4, 8] {
+                let f = encode_filtered(&data, c, Filter::Shuffle(size), None).unwrap();
+                assert_eq!(f.filter(), Filter::Shuffle(size));
+                out.push((c, data.clone(), f.to_vec()));
+            }
+        }
+    }
+    out
 }
 
 #[test]
@@ -212,6 +219,7 @@ fn a_forged_huge_length_is_rejected_without_a_huge_allocation() {
     let mut frames: Vec<(String, Vec<u8>)> = Vec::new();
     for codec in compressing_codecs() {
         frames.push((format!("{codec:?}"), encode(&data2, codec, None).unwrap().to_vec()));
+        frames.push((format!("{codec:?}+shuffle"), encode_filtered(&data2, codec, Filter::Shuffle(8), None).unwrap().to_vec()));
     }
     // Swap in a zstd stream that does not state its own length.
     let mut bare = encode(&data2, Codec::Zstd, None).unwrap().to_vec();
@@ -299,6 +307,13 @@ fn foreign_data_is_rejected() {
     let mut flagged = encode(b"hello", Codec::Lz4, None).unwrap().to_vec();
     flagged[7] = 1;
     reseal(&mut flagged);
+    // A shuffle flag with a bit no writer sets, and one on a raw frame.
+    let mut shuffled_unknown = encode_filtered(b"hello, hello", Codec::Lz4, Filter::Shuffle(4), None).unwrap().to_vec();
+    shuffled_unknown[7] |= 0x20;
+    reseal(&mut shuffled_unknown);
+    let mut raw_shuffled = encode(b"hello", Codec::None, None).unwrap().to_vec();
+    raw_shuffled[7] = 0x13;
+    reseal(&mut raw_shuffled);
     let mut unknown_codec = encode(b"hello", Codec::Lz4, None).unwrap().to_vec();
     unknown_codec[5] = 9;
     reseal(&mut unknown_codec);
@@ -311,6 +326,8 @@ fn foreign_data_is_rejected() {
         ("magic then noise", lookalike),
         ("version 2", future),
         ("flags set", flagged),
+        ("unknown shuffle flag", shuffled_unknown),
+        ("shuffled raw frame", raw_shuffled),
         ("codec id 9", unknown_codec),
         ("header of zeros", vec![0; HEADER_LEN]),
     ] {

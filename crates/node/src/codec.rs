@@ -1,19 +1,42 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use spillway_core::codec::{self, Codec};
+use spillway_core::codec::{self, Codec, Filter, Method};
 use spillway_core::pool;
 
 use crate::error::to_js;
 
-/// Codec names compiled into this build ('auto' resolves to 'lz4').
+/// Codec names compiled into this build ('auto' resolves to 'lz4'); each
+/// but 'none' is also accepted with '+shuffle'.
 #[napi]
 pub fn available_codecs() -> Vec<String> {
     codec::available().into_iter().map(String::from).collect()
 }
 
+/// An element size from JS: 0..=255, 0 meaning unknown.
+pub(crate) fn element_size(v: Option<u32>) -> Result<u8> {
+    match v {
+        None => Ok(0),
+        Some(n) if n <= 255 => Ok(n as u8),
+        Some(n) => Err(to_js(spillway_core::Error::invalid("elementSize", format!("{n} is not a byte count of one element")))),
+    }
+}
+
+/// The codec and filter an exact `compress` uses: 'auto' is lz4 alone, as
+/// before; a '+shuffle' name shuffles for the element size given (8 when
+/// unknown, as Blosc does).
+fn resolve(name: &str, element_size: Option<u32>) -> Result<(Codec, Filter)> {
+    let method = Method::parse(name).map_err(to_js)?;
+    let filter = match method.shuffle {
+        codec::Shuffle::Always => method.filter_for(crate::codec::element_size(element_size)? as usize),
+        _ => Filter::None,
+    };
+    Ok((method.codec, filter))
+}
+
 pub struct CompressTask {
     data: Buffer,
     codec: Codec,
+    filter: Filter,
     level: Option<i32>,
 }
 
@@ -22,7 +45,7 @@ impl Task for CompressTask {
     type JsValue = Unknown<'static>;
 
     fn compute(&mut self) -> Result<Vec<u8>> {
-        codec::encode_to_vec(&self.data, self.codec, self.level).map_err(to_js)
+        codec::encode_to_vec_filtered(&self.data, self.codec, self.filter, self.level).map_err(to_js)
     }
 
     fn resolve(&mut self, env: Env, out: Vec<u8>) -> Result<Unknown<'static>> {
@@ -30,21 +53,22 @@ impl Task for CompressTask {
     }
 }
 
-/// Compresses `data` into a spillway frame with exactly this codec.
+/// Compresses `data` into a spillway frame with exactly this codec;
+/// `element_size` is the unit of a '+shuffle' codec.
 #[napi(ts_return_type = "Promise<Buffer>")]
-pub fn compress(data: Buffer, codec: String, level: Option<i32>) -> Result<AsyncTask<CompressTask>> {
-    let codec = Codec::parse(&codec).map_err(to_js)?;
+pub fn compress(data: Buffer, codec: String, level: Option<i32>, element_size: Option<u32>) -> Result<AsyncTask<CompressTask>> {
+    let (codec, filter) = resolve(&codec, element_size)?;
     codec.resolve_level(level).map_err(to_js)?;
-    pool::reserve(codec::max_frame_len(codec, data.len()), false);
-    Ok(AsyncTask::new(CompressTask { data, codec, level }))
+    pool::reserve(codec::max_frame_len_filtered(codec, filter, data.len()), false);
+    Ok(AsyncTask::new(CompressTask { data, codec, filter, level }))
 }
 
 /// `compress` on the calling thread, with no hop to the thread pool: for
 /// small inputs, or callers that already run off the main thread.
 #[napi(ts_return_type = "Buffer")]
-pub fn compress_sync(env: Env, data: Buffer, codec: String, level: Option<i32>) -> Result<Unknown<'static>> {
-    let codec = Codec::parse(&codec).map_err(to_js)?;
-    let out = codec::encode_to_vec(&data, codec, level).map_err(to_js)?;
+pub fn compress_sync(env: Env, data: Buffer, codec: String, level: Option<i32>, element_size: Option<u32>) -> Result<Unknown<'static>> {
+    let (codec, filter) = resolve(&codec, element_size)?;
+    let out = codec::encode_to_vec_filtered(&data, codec, filter, level).map_err(to_js)?;
     crate::buffer::to_js_buffer(&env, out)
 }
 
@@ -84,7 +108,10 @@ pub fn decompress(data: Buffer) -> AsyncTask<DecompressTask> {
 
 #[napi(object)]
 pub struct FrameInfo {
+    /// The codec's name, with '+shuffle' for a shuffled frame.
     pub codec: String,
+    /// Bytes per element the shuffle regrouped; 1 when not shuffled.
+    pub element_size: u32,
     pub level: i32,
     pub decoded_length: f64,
     pub payload_length: f64,
@@ -94,8 +121,10 @@ pub struct FrameInfo {
 #[napi]
 pub fn frame_info(data: Buffer) -> Result<FrameInfo> {
     let h = codec::FrameHeader::parse(&data).map_err(to_js)?;
+    let shuffled = h.filter != Filter::None;
     Ok(FrameInfo {
-        codec: h.codec.name().to_string(),
+        codec: if shuffled { format!("{}+shuffle", h.codec.name()) } else { h.codec.name().to_string() },
+        element_size: h.filter.element_size() as u32,
         level: h.level as i32,
         decoded_length: h.decoded_len as f64,
         payload_length: h.payload_len as f64,

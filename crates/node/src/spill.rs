@@ -3,7 +3,7 @@ use std::sync::Arc;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use spillway_core::chunk::{ChunkSpec, Dtype, Op, Partial};
-use spillway_core::codec::Codec;
+use spillway_core::codec::Method;
 use spillway_core::spill::{SpillBuffer, SpillConfig, SpillMetrics, StoredBytes};
 
 use crate::chunk::{from_partial, parse_op, to_spec, JsChunkSpec};
@@ -79,7 +79,8 @@ pub struct NativeStoredBytes {
 
 /// What a SpillBuffer task does off the JS thread.
 pub enum Job {
-    Set(String, Buffer),
+    /// The value and its element size (0: unknown).
+    Set(String, Buffer, u8),
     Get(String),
     Peek(String),
     GetFrame(String),
@@ -114,7 +115,7 @@ impl Task for SpillTask {
         let out = match job {
             // The bytes are copied here, off the JS thread, into memory the
             // buffer owns.
-            Job::Set(key, data) => b.set(&key, spillway_core::pool::copy_of(&data)).map(|_| Outcome::Nothing),
+            Job::Set(key, data, element) => b.set_typed(&key, spillway_core::pool::copy_of(&data), element).map(|_| Outcome::Nothing),
             // A chunk the buffer still holds is copied, so JS can never write into
             // it; one read from disk and not kept is handed over as it is.
             Job::Get(key) => b.get(&key).map(|d| Outcome::Data(d.map(|a| Arc::unwrap_or_clone(a)))),
@@ -163,12 +164,13 @@ pub struct NativeSpillBuffer {
 impl NativeSpillBuffer {
     #[napi(constructor)]
     pub fn new(options: NativeSpillOptions) -> Result<Self> {
-        let codec = Codec::parse(&options.codec).map_err(to_js)?;
+        let method = Method::parse(&options.codec).map_err(to_js)?;
         let config = SpillConfig {
             dir: options.dir.into(),
             memory_limit: to_u64("memoryLimit", options.memory_limit)?,
             target: options.target,
-            codec,
+            codec: method.codec,
+            shuffle: method.shuffle,
             level: options.level,
         };
         Ok(NativeSpillBuffer { inner: Arc::new(SpillBuffer::new(config).map_err(to_js)?) })
@@ -178,10 +180,13 @@ impl NativeSpillBuffer {
         AsyncTask::new(SpillTask { buffer: self.inner.clone(), job: Some(job) })
     }
 
+    /// Stores a value; `element_size` is its TypedArray's BYTES_PER_ELEMENT
+    /// (omitted or 0 when unknown), the unit the shuffle regroups.
     #[napi(ts_return_type = "Promise<void>")]
-    pub fn set(&self, key: String, data: Buffer) -> AsyncTask<SpillTask> {
+    pub fn set(&self, key: String, data: Buffer, element_size: Option<u32>) -> Result<AsyncTask<SpillTask>> {
+        let element = crate::codec::element_size(element_size)?;
         spillway_core::pool::reserve(data.len(), false);
-        self.task(Job::Set(key, data))
+        Ok(self.task(Job::Set(key, data, element)))
     }
 
     #[napi(ts_return_type = "Promise<Buffer | null>")]

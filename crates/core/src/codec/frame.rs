@@ -3,12 +3,14 @@
 //! ```text
 //! 0..4   magic "SPWF"          4      format version (1)
 //! 5      codec id              6      level (informational)
-//! 7      flags (0)             8..16  decoded length, u64 LE
+//! 7      flags                 8..16  decoded length, u64 LE
 //! 16..24 payload length, u64   24..32 xxh3-64 of bytes 0..24 and the payload
 //! ```
 //!
 //! The checksum covers the header too, so a forged length is caught before
-//! any allocation is made from it.
+//! any allocation is made from it. Flags 0 is a plain payload, as every frame
+//! before the shuffle was; flags 0x11..=0x17 is a byte-shuffled payload
+//! (blocks.rs) of elements of (flags & 7) + 1 bytes. Other flags are refused.
 
 use std::borrow::Cow;
 use std::hash::Hasher;
@@ -16,23 +18,17 @@ use std::io::Write;
 
 use twox_hash::XxHash3_64;
 
-use super::{raw, Codec};
+use super::{blocks, raw, Codec, Filter};
 use crate::error::{Error, Result};
 
 pub const HEADER_LEN: usize = 32;
 const MAGIC: &[u8; 4] = b"SPWF";
 const VERSION: u8 = 1;
 
-/// Below this size compression is not worth a sample (Dask's `min_size`).
-const MIN_COMPRESS: usize = 10_000;
-const SAMPLE: usize = 10_000;
-const SAMPLES: usize = 5;
-/// Keep compressed output only when it saves at least 10% (as Dask does).
-const WORTHWHILE: f64 = 0.9;
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FrameHeader {
     pub codec: Codec,
+    pub filter: Filter,
     pub level: i8,
     pub decoded_len: u64,
     pub payload_len: u64,
@@ -46,7 +42,7 @@ impl FrameHeader {
         p[4] = VERSION;
         p[5] = self.codec.id();
         p[6] = self.level as u8;
-        p[7] = 0;
+        p[7] = self.filter.flags();
         p[8..16].copy_from_slice(&self.decoded_len.to_le_bytes());
         p[16..24].copy_from_slice(&self.payload_len.to_le_bytes());
         p
@@ -88,8 +84,9 @@ impl FrameHeader {
             return Err(Error::corrupt(format!("unsupported frame version {}", bytes[4])));
         }
         let codec = Codec::from_id(bytes[5]).ok_or_else(|| Error::corrupt(format!("unknown codec id {}", bytes[5])))?;
-        if bytes[7] != 0 {
-            return Err(Error::corrupt(format!("unknown flags {:#x}", bytes[7])));
+        let filter = Filter::from_flags(bytes[7]).ok_or_else(|| Error::corrupt(format!("unknown flags {:#x}", bytes[7])))?;
+        if codec == Codec::None && filter != Filter::None {
+            return Err(Error::corrupt("a shuffled frame without a codec"));
         }
         let decoded_len = u64::from_le_bytes(bytes[8..16].try_into().unwrap());
         let payload_len = u64::from_le_bytes(bytes[16..24].try_into().unwrap());
@@ -103,7 +100,7 @@ impl FrameHeader {
         if codec == Codec::None && decoded_len != payload_len {
             return Err(Error::corrupt("raw frame with differing lengths"));
         }
-        Ok(FrameHeader { codec, level: bytes[6] as i8, decoded_len, payload_len, checksum })
+        Ok(FrameHeader { codec, filter, level: bytes[6] as i8, decoded_len, payload_len, checksum })
     }
 
     /// Verifies the payload against the checksum and decodes it. A raw payload
@@ -142,7 +139,10 @@ impl FrameHeader {
 
     fn decode_verified(&self, payload: &[u8]) -> Result<Vec<u8>> {
         let len = usize::try_from(self.decoded_len).map_err(|_| Error::corrupt("declared length does not fit in memory"))?;
-        raw::decompress_to_vec(self.codec, payload, len)
+        match self.filter {
+            Filter::None => raw::decompress_to_vec(self.codec, payload, len),
+            Filter::Shuffle(size) => blocks::decompress_to_vec(self.codec, size as usize, payload, len),
+        }
     }
 }
 
@@ -167,6 +167,10 @@ impl Encoded<'_> {
         self.header.codec
     }
 
+    pub fn filter(&self) -> Filter {
+        self.header.filter
+    }
+
     pub fn to_vec(&self) -> Vec<u8> {
         let mut v = Vec::with_capacity(self.len());
         v.extend_from_slice(&self.header.to_bytes());
@@ -180,9 +184,10 @@ impl Encoded<'_> {
     }
 }
 
-fn header_for(codec: Codec, level: i32, decoded_len: usize, payload: &[u8]) -> FrameHeader {
+fn header_for(codec: Codec, filter: Filter, level: i32, decoded_len: usize, payload: &[u8]) -> FrameHeader {
     let mut header = FrameHeader {
         codec,
+        filter,
         level: level as i8,
         decoded_len: decoded_len as u64,
         payload_len: payload.len() as u64,
@@ -192,37 +197,81 @@ fn header_for(codec: Codec, level: i32, decoded_len: usize, payload: &[u8]) -> F
     header
 }
 
-fn frame<'a>(codec: Codec, level: i32, decoded_len: usize, payload: Cow<'a, [u8]>) -> Encoded<'a> {
-    Encoded { header: header_for(codec, level, decoded_len, &payload), payload }
+pub(crate) fn frame<'a>(codec: Codec, filter: Filter, level: i32, decoded_len: usize, payload: Cow<'a, [u8]>) -> Encoded<'a> {
+    Encoded { header: header_for(codec, filter, level, decoded_len, &payload), payload }
 }
 
-fn compress_payload(data: &[u8], codec: Codec, level: i32) -> Result<Vec<u8>> {
-    let mut out = crate::pool::fresh(raw::max_compressed_len(codec, data.len()));
-    let n = raw::compress_into(codec, level, data, &mut out)?;
+/// A raw frame that borrows `data`.
+pub(crate) fn raw_frame(data: &[u8]) -> Encoded<'_> {
+    frame(Codec::None, Filter::None, 0, data.len(), Cow::Borrowed(data))
+}
+
+fn max_payload_len(codec: Codec, filter: Filter, len: usize) -> usize {
+    match filter {
+        Filter::None => raw::max_compressed_len(codec, len),
+        Filter::Shuffle(size) => blocks::max_payload_len(codec, size as usize, len),
+    }
+}
+
+fn compress_into(codec: Codec, filter: Filter, level: i32, data: &[u8], out: &mut [u8]) -> Result<usize> {
+    match filter {
+        Filter::None => raw::compress_into(codec, level, data, out),
+        Filter::Shuffle(size) => blocks::compress_into(codec, level, size as usize, data, out),
+    }
+}
+
+pub(crate) fn compress_payload(data: &[u8], codec: Codec, filter: Filter, level: i32) -> Result<Vec<u8>> {
+    let mut out = crate::pool::fresh(max_payload_len(codec, filter, data.len()));
+    let n = compress_into(codec, filter, level, data, &mut out)?;
     out.truncate(n);
     Ok(out)
 }
 
+/// A shuffle needs a codec after it, and an element size it can record.
+fn check_filter(codec: Codec, filter: Filter) -> Result<Filter> {
+    match filter {
+        Filter::Shuffle(s) if !(2..=8).contains(&s) => Err(Error::invalid("elementSize", format!("{s} is not an element size from 2 to 8"))),
+        _ if codec == Codec::None => Ok(Filter::None),
+        f => Ok(f),
+    }
+}
+
 /// Encodes `data` with exactly the codec asked for.
 pub fn encode(data: &[u8], codec: Codec, level: Option<i32>) -> Result<Encoded<'_>> {
+    encode_filtered(data, codec, Filter::None, level)
+}
+
+/// Encodes `data` with exactly the codec and filter asked for.
+pub fn encode_filtered(data: &[u8], codec: Codec, filter: Filter, level: Option<i32>) -> Result<Encoded<'_>> {
     let level = codec.resolve_level(level)?;
+    let filter = check_filter(codec, filter)?;
     if codec == Codec::None {
-        return Ok(frame(codec, 0, data.len(), Cow::Borrowed(data)));
+        return Ok(raw_frame(data));
     }
-    let payload = compress_payload(data, codec, level)?;
-    Ok(frame(codec, level, data.len(), Cow::Owned(payload)))
+    let payload = compress_payload(data, codec, filter, level)?;
+    Ok(frame(codec, filter, level, data.len(), Cow::Owned(payload)))
 }
 
 /// The most bytes `encode_to_vec` can return for `len` input bytes.
 pub fn max_frame_len(codec: Codec, len: usize) -> usize {
-    HEADER_LEN + raw::max_compressed_len(codec, len)
+    max_frame_len_filtered(codec, Filter::None, len)
+}
+
+pub fn max_frame_len_filtered(codec: Codec, filter: Filter, len: usize) -> usize {
+    HEADER_LEN + max_payload_len(codec, filter, len)
 }
 
 /// The same frame as `encode(..).to_vec()`, compressed straight into one
 /// buffer after room for the header: the frame is never copied, which for a
 /// large chunk saves an allocation and a pass over it.
 pub fn encode_to_vec(data: &[u8], codec: Codec, level: Option<i32>) -> Result<Vec<u8>> {
+    encode_to_vec_filtered(data, codec, Filter::None, level)
+}
+
+/// `encode_to_vec` with a filter before the codec.
+pub fn encode_to_vec_filtered(data: &[u8], codec: Codec, filter: Filter, level: Option<i32>) -> Result<Vec<u8>> {
     let level = codec.resolve_level(level)?;
+    let filter = check_filter(codec, filter)?;
     let level = if codec == Codec::None { 0 } else { level };
     let mut out = if codec == Codec::None {
         // A copy needs no zeroed buffer to copy into.
@@ -231,41 +280,14 @@ pub fn encode_to_vec(data: &[u8], codec: Codec, level: Option<i32>) -> Result<Ve
         out.extend_from_slice(data);
         out
     } else {
-        let mut out = crate::pool::fresh(max_frame_len(codec, data.len()));
-        let n = raw::compress_into(codec, level, data, &mut out[HEADER_LEN..])?;
+        let mut out = crate::pool::fresh(max_frame_len_filtered(codec, filter, data.len()));
+        let n = compress_into(codec, filter, level, data, &mut out[HEADER_LEN..])?;
         out.truncate(HEADER_LEN + n);
         out
     };
-    let header = header_for(codec, level, data.len(), &out[HEADER_LEN..]);
+    let header = header_for(codec, filter, level, data.len(), &out[HEADER_LEN..]);
     out[..HEADER_LEN].copy_from_slice(&header.to_bytes());
     Ok(out)
-}
-
-/// Encodes `data` as Dask's `maybe_compress` does: small inputs and inputs
-/// whose samples do not shrink by 10% are stored raw, so random floats cost
-/// no compression CPU.
-pub fn encode_if_smaller(data: &[u8], codec: Codec, level: Option<i32>) -> Result<Encoded<'_>> {
-    let level = codec.resolve_level(level)?;
-    let raw_frame = |d| Ok(frame(Codec::None, 0, data.len(), Cow::Borrowed(d)));
-    if codec == Codec::None || data.len() < MIN_COMPRESS {
-        return raw_frame(data);
-    }
-    if data.len() > SAMPLE * SAMPLES * 2 {
-        let stride = data.len() / SAMPLES;
-        let mut sample = Vec::with_capacity(SAMPLE * SAMPLES);
-        for i in 0..SAMPLES {
-            sample.extend_from_slice(&data[i * stride..i * stride + SAMPLE]);
-        }
-        let c = compress_payload(&sample, codec, level)?;
-        if c.len() as f64 > WORTHWHILE * sample.len() as f64 {
-            return raw_frame(data);
-        }
-    }
-    let payload = compress_payload(data, codec, level)?;
-    if payload.len() as f64 > WORTHWHILE * data.len() as f64 {
-        return raw_frame(data);
-    }
-    Ok(frame(codec, level, data.len(), Cow::Owned(payload)))
 }
 
 /// Decodes a whole frame held in memory.

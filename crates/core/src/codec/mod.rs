@@ -1,10 +1,19 @@
 //! Codecs compiled into spillway, and the framing every compressed block uses.
 
+mod blocks;
+mod choose;
 mod frame;
+mod method;
 mod raw;
+pub mod shuffle;
 pub mod stream;
 
-pub use frame::{decode, encode, encode_if_smaller, encode_to_vec, max_frame_len, Encoded, FrameHeader, HEADER_LEN};
+pub use choose::{encode_for_spill, encode_if_smaller};
+pub use frame::{
+    decode, encode, encode_filtered, encode_to_vec, encode_to_vec_filtered, max_frame_len, max_frame_len_filtered, Encoded, FrameHeader,
+    HEADER_LEN,
+};
+pub use method::{available_methods, Filter, Method, Shuffle};
 
 use crate::error::{Error, Result};
 

@@ -12,7 +12,7 @@ use super::backoff::Backoff;
 use super::disk::DiskStore;
 use super::lru::Lru;
 use super::metrics::SpillMetrics;
-use crate::codec::{encode_if_smaller, Codec};
+use crate::codec::{encode_for_spill, Codec, Method, Shuffle};
 use crate::error::{Error, Result};
 
 mod read;
@@ -24,6 +24,9 @@ pub struct SpillConfig {
     pub memory_limit: u64,
     pub target: f64,
     pub codec: Codec,
+    /// When typed values are byte-shuffled before `codec` ('auto': when
+    /// their sample says it pays).
+    pub shuffle: Shuffle,
     pub level: Option<i32>,
 }
 
@@ -37,6 +40,8 @@ struct Entry {
     slot: Slot,
     len: u64,
     version: u64,
+    /// Bytes per element of a typed value, 0 when unknown: the shuffle's unit.
+    element: u8,
 }
 
 #[derive(Default)]
@@ -57,7 +62,7 @@ struct State {
 pub struct SpillBuffer {
     state: Mutex<State>,
     disk: DiskStore,
-    codec: Codec,
+    method: Method,
     level: Option<i32>,
     memory_limit: u64,
 }
@@ -81,7 +86,7 @@ impl SpillBuffer {
         Ok(SpillBuffer {
             state: Mutex::new(state),
             disk,
-            codec: config.codec,
+            method: Method { codec: config.codec, shuffle: config.shuffle },
             level: config.level,
             memory_limit: config.memory_limit,
         })
@@ -107,6 +112,12 @@ impl SpillBuffer {
     /// Stores a chunk, replacing any chunk of that key, then spills least
     /// recently used chunks until memory is back under the target.
     pub fn set(&self, key: &str, data: Vec<u8>) -> Result<()> {
+        self.set_typed(key, data, 0)
+    }
+
+    /// `set` for a value of `element_size`-byte elements (a TypedArray's
+    /// BYTES_PER_ELEMENT; 0 when unknown), which the shuffle needs to know.
+    pub fn set_typed(&self, key: &str, data: Vec<u8>, element_size: u8) -> Result<()> {
         let len = data.len() as u64;
         // The old chunk stays readable until the new one is stored, so a
         // reader during a straight-to-disk write never finds the key missing.
@@ -117,13 +128,13 @@ impl SpillBuffer {
         };
         let data = Arc::new(data);
         let mut s = if straight_to_disk {
-            let outcome = self.write_file(key, version, &data);
+            let outcome = self.write_file(key, version, &data, element_size);
             let mut s = self.open()?;
             match outcome {
                 Ok((disk_len, secs)) => {
                     s.backoff.succeeded();
                     self.remove_locked(&mut s, key);
-                    s.entries.insert(key.to_string(), Entry { slot: Slot::Disk { disk_len }, len, version });
+                    s.entries.insert(key.to_string(), Entry { slot: Slot::Disk { disk_len }, len, version, element: element_size });
                     s.m.record_spill(len, disk_len, secs);
                     drop(s);
                     crate::pool::recycle(data);
@@ -139,7 +150,7 @@ impl SpillBuffer {
             self.open()?
         };
         self.remove_locked(&mut s, key);
-        s.entries.insert(key.to_string(), Entry { slot: Slot::Memory(data), len, version });
+        s.entries.insert(key.to_string(), Entry { slot: Slot::Memory(data), len, version, element: element_size });
         s.lru.touch(key);
         s.memory_bytes += len;
         let target = s.target_bytes;
@@ -152,7 +163,8 @@ impl SpillBuffer {
     pub fn generate(&self, key: &str, spec: &crate::chunk::ChunkSpec) -> Result<u64> {
         let data = spec.generate()?;
         let n = data.len() as u64;
-        self.set(key, data)?;
+        // Both generators make 8-byte values (float64, int64).
+        self.set_typed(key, data, 8)?;
         Ok(n)
     }
 
@@ -213,7 +225,7 @@ impl SpillBuffer {
     pub fn evict_until(&self, bytes: u64) -> u64 {
         let mut spilled = 0;
         loop {
-            let (key, version, data) = {
+            let (key, version, data, element) = {
                 let mut s = self.lock();
                 if s.closed || s.memory_bytes - s.writing_bytes <= bytes || !s.backoff.ready(Instant::now()) {
                     return spilled;
@@ -231,11 +243,11 @@ impl SpillBuffer {
                 let version = s.next_version;
                 let e = s.entries.get_mut(&key).unwrap();
                 e.version = version;
-                let len = e.len;
+                let (len, element) = (e.len, e.element);
                 s.writing_bytes += len;
-                (key, version, d)
+                (key, version, d, element)
             };
-            let outcome = self.write_file(&key, version, &data);
+            let outcome = self.write_file(&key, version, &data, element);
             let mut s = self.lock();
             let live = s.entries.get(&key).is_some_and(|e| e.version == version);
             match (outcome, live) {
@@ -272,9 +284,9 @@ impl SpillBuffer {
         self.lock().backoff.retry_now();
     }
 
-    fn write_file(&self, key: &str, version: u64, data: &[u8]) -> Result<(u64, f64)> {
+    fn write_file(&self, key: &str, version: u64, data: &[u8], element: u8) -> Result<(u64, f64)> {
         let start = Instant::now();
-        let frame = encode_if_smaller(data, self.codec, self.level)?;
+        let frame = encode_for_spill(data, self.method, self.level, element as usize)?;
         let disk_len = self.disk.write(key, version, &frame)?;
         Ok((disk_len, start.elapsed().as_secs_f64()))
     }

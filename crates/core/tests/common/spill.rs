@@ -5,11 +5,11 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use spillway_core::codec::Codec;
+use spillway_core::codec::{Codec, Shuffle};
 use spillway_core::spill::{SpillBuffer, SpillConfig, SpillMetrics};
 
 pub fn config(dir: &Path, memory_limit: u64, target: f64, codec: Codec) -> SpillConfig {
-    SpillConfig { dir: dir.to_path_buf(), memory_limit, target, codec, level: None }
+    SpillConfig { dir: dir.to_path_buf(), memory_limit, target, codec, shuffle: Shuffle::Never, level: None }
 }
 
 pub fn buffer(dir: &Path, memory_limit: u64, target: f64) -> SpillBuffer {
