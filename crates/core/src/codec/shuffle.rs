@@ -32,14 +32,26 @@ pub fn shuffle(size: usize, src: &[u8], dst: &mut [u8]) {
 /// The inverse of `shuffle`.
 pub fn unshuffle(size: usize, src: &[u8], dst: &mut [u8]) {
     assert_eq!(src.len(), dst.len(), "unshuffle needs equal lengths");
-    assert!(
-        (1..=MAX_ELEMENT).contains(&size),
-        "element size {size} out of 1..={MAX_ELEMENT}"
-    );
+    assert!((1..=MAX_ELEMENT).contains(&size), "element size {size} out of 1..={MAX_ELEMENT}");
     let n = src.len() / size;
-    let done = vector_unshuffle(size, src, dst, n);
-    scalar_unshuffle(size, src, dst, n, done);
+    let mut streams = [&src[..0]; MAX_ELEMENT];
+    for (j, s) in streams.iter_mut().take(size).enumerate() {
+        *s = &src[j * n..(j + 1) * n];
+    }
+    unshuffle_streams(&streams[..size], &mut dst[..n * size]);
     dst[n * size..].copy_from_slice(&src[n * size..]);
+}
+
+/// Interleaves `streams` (byte j of every element in stream j, all of one
+/// length) into `dst`: `unshuffle` with the streams wherever they lie, so a
+/// decoder hands over stored streams without first copying them together.
+pub fn unshuffle_streams(streams: &[&[u8]], dst: &mut [u8]) {
+    let size = streams.len();
+    assert!((1..=MAX_ELEMENT).contains(&size), "element size {size} out of 1..={MAX_ELEMENT}");
+    let n = dst.len() / size;
+    assert!(dst.len() == n * size && streams.iter().all(|s| s.len() == n), "streams and output disagree");
+    let done = vector_unshuffle(streams, dst, n);
+    scalar_unshuffle(streams, dst, n, done);
 }
 
 /// Elements `from..n`, one byte at a time.
@@ -52,10 +64,10 @@ fn scalar_shuffle(size: usize, src: &[u8], dst: &mut [u8], n: usize, from: usize
     }
 }
 
-fn scalar_unshuffle(size: usize, src: &[u8], dst: &mut [u8], n: usize, from: usize) {
-    for j in 0..size {
-        let stream = &src[j * n..(j + 1) * n];
-        for (i, b) in stream.iter().enumerate().skip(from) {
+fn scalar_unshuffle(streams: &[&[u8]], dst: &mut [u8], n: usize, from: usize) {
+    let size = streams.len();
+    for (j, stream) in streams.iter().enumerate() {
+        for (i, b) in stream[..n].iter().enumerate().skip(from) {
             dst[i * size + j] = *b;
         }
     }
@@ -73,17 +85,18 @@ fn vector_shuffle(size: usize, src: &[u8], dst: &mut [u8], n: usize) -> usize {
     0
 }
 
-fn vector_unshuffle(size: usize, src: &[u8], dst: &mut [u8], n: usize) -> usize {
+fn vector_unshuffle(streams: &[&[u8]], dst: &mut [u8], n: usize) -> usize {
     #[cfg(target_arch = "x86_64")]
-    if level() != Level::Base && matches!(size, 2 | 4 | 8) {
-        // SAFETY: as in vector_shuffle.
-        return unsafe { avx2::unshuffle(size, src, dst, n) };
+    if level() != Level::Base && matches!(streams.len(), 2 | 4 | 8) {
+        // SAFETY: as in vector_shuffle; every stream holds n bytes.
+        return unsafe { avx2::unshuffle(streams, dst, n) };
     }
-    let _ = (size, src, dst, n);
+    let _ = (streams, dst, n);
     0
 }
 
-/// Each kernel takes 32 elements at a time. Within every 128-bit lane a
+/// Each kernel takes 32 elements at a time, in whole 32-byte loads and
+/// stores whose 128-bit halves are regrouped first. Within every lane a
 /// byte permute groups the bytes of equal rank, then unpacks transpose the
 /// groups across registers. Lane 0 carries elements 0..16 of the 32 and lane
 /// 1 elements 16..32, so each result register is 32 consecutive bytes of
@@ -93,22 +106,6 @@ mod avx2 {
     use std::arch::x86_64::*;
 
     const GROUP: usize = 32;
-
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    unsafe fn load2(lo: *const u8, hi: *const u8) -> __m256i {
-        _mm256_inserti128_si256::<1>(
-            _mm256_castsi128_si256(_mm_loadu_si128(lo.cast())),
-            _mm_loadu_si128(hi.cast()),
-        )
-    }
-
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    unsafe fn store2(lo: *mut u8, hi: *mut u8, v: __m256i) {
-        _mm_storeu_si128(lo.cast(), _mm256_castsi256_si128(v));
-        _mm_storeu_si128(hi.cast(), _mm256_extracti128_si256::<1>(v));
-    }
 
     #[target_feature(enable = "avx2")]
     #[inline]
@@ -178,16 +175,57 @@ mod avx2 {
         ]
     }
 
+    /// Full 32-byte loads of the group, paired into the lane layout above:
+    /// `lanes(v, half)` gives register k lane 0 from load k / 2 of the first
+    /// half and lane 1 from the same load of the second half.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn split_lanes<const N: usize>(v: [__m256i; N]) -> [__m256i; N] {
+        let mut r = [_mm256_setzero_si256(); N];
+        for m in 0..N / 2 {
+            r[2 * m] = _mm256_permute2x128_si256::<0x20>(v[m], v[N / 2 + m]);
+            r[2 * m + 1] = _mm256_permute2x128_si256::<0x31>(v[m], v[N / 2 + m]);
+        }
+        r
+    }
+
+    /// The inverse of `split_lanes`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn join_lanes<const N: usize>(r: [__m256i; N]) -> [__m256i; N] {
+        let mut v = [_mm256_setzero_si256(); N];
+        for m in 0..N / 2 {
+            v[m] = _mm256_permute2x128_si256::<0x20>(r[2 * m], r[2 * m + 1]);
+            v[N / 2 + m] = _mm256_permute2x128_si256::<0x31>(r[2 * m], r[2 * m + 1]);
+        }
+        v
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn load<const N: usize>(p: *const u8) -> [__m256i; N] {
+        let mut v = [_mm256_setzero_si256(); N];
+        for (k, r) in v.iter_mut().enumerate() {
+            *r = _mm256_loadu_si256(p.add(32 * k).cast());
+        }
+        v
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn store<const N: usize>(p: *mut u8, v: [__m256i; N]) {
+        for (k, r) in v.into_iter().enumerate() {
+            _mm256_storeu_si256(p.add(32 * k).cast(), r);
+        }
+    }
+
     #[target_feature(enable = "avx2")]
     #[inline]
     unsafe fn shuffle8(s: *const u8, d: *mut u8, n: usize, e: usize) {
         let m = mask(PAIR8);
-        let mut a = [_mm256_setzero_si256(); 8];
-        for (k, r) in a.iter_mut().enumerate() {
-            *r = _mm256_shuffle_epi8(
-                load2(s.add((e + 2 * k) * 8), s.add((e + 16 + 2 * k) * 8)),
-                m,
-            );
+        let mut a = split_lanes(load::<8>(s.add(e * 8)));
+        for r in a.iter_mut() {
+            *r = _mm256_shuffle_epi8(*r, m);
         }
         for (j, v) in transpose_words(a).into_iter().enumerate() {
             _mm256_storeu_si256(d.add(j * n + e).cast(), v);
@@ -198,12 +236,9 @@ mod avx2 {
     #[inline]
     unsafe fn shuffle4(s: *const u8, d: *mut u8, n: usize, e: usize) {
         let m = mask(QUAD4);
-        let mut a = [_mm256_setzero_si256(); 4];
-        for (k, r) in a.iter_mut().enumerate() {
-            *r = _mm256_shuffle_epi8(
-                load2(s.add((e + 4 * k) * 4), s.add((e + 16 + 4 * k) * 4)),
-                m,
-            );
+        let mut a = split_lanes(load::<4>(s.add(e * 4)));
+        for r in a.iter_mut() {
+            *r = _mm256_shuffle_epi8(*r, m);
         }
         for (j, v) in transpose_dwords(a).into_iter().enumerate() {
             _mm256_storeu_si256(d.add(j * n + e).cast(), v);
@@ -214,62 +249,50 @@ mod avx2 {
     #[inline]
     unsafe fn shuffle2(s: *const u8, d: *mut u8, n: usize, e: usize) {
         let m = mask(SPLIT2);
-        let r0 = _mm256_shuffle_epi8(load2(s.add(e * 2), s.add((e + 16) * 2)), m);
-        let r1 = _mm256_shuffle_epi8(load2(s.add((e + 8) * 2), s.add((e + 24) * 2)), m);
+        let [r0, r1] = split_lanes(load::<2>(s.add(e * 2)));
+        let (r0, r1) = (_mm256_shuffle_epi8(r0, m), _mm256_shuffle_epi8(r1, m));
         _mm256_storeu_si256(d.add(e).cast(), _mm256_unpacklo_epi64(r0, r1));
         _mm256_storeu_si256(d.add(n + e).cast(), _mm256_unpackhi_epi64(r0, r1));
     }
 
     #[target_feature(enable = "avx2")]
     #[inline]
-    unsafe fn unshuffle8(s: *const u8, d: *mut u8, n: usize, e: usize) {
+    unsafe fn unshuffle8(s: &[*const u8; 8], d: *mut u8, e: usize) {
         let m = mask(UNPAIR8);
         let mut v = [_mm256_setzero_si256(); 8];
         for (j, r) in v.iter_mut().enumerate() {
-            *r = _mm256_loadu_si256(s.add(j * n + e).cast());
+            *r = _mm256_loadu_si256(s[j].add(e).cast());
         }
-        for (k, a) in transpose_words(v).into_iter().enumerate() {
-            store2(
-                d.add((e + 2 * k) * 8),
-                d.add((e + 16 + 2 * k) * 8),
-                _mm256_shuffle_epi8(a, m),
-            );
+        let mut a = transpose_words(v);
+        for r in a.iter_mut() {
+            *r = _mm256_shuffle_epi8(*r, m);
         }
+        store(d.add(e * 8), join_lanes(a));
     }
 
     #[target_feature(enable = "avx2")]
     #[inline]
-    unsafe fn unshuffle4(s: *const u8, d: *mut u8, n: usize, e: usize) {
+    unsafe fn unshuffle4(s: &[*const u8; 4], d: *mut u8, e: usize) {
         let m = mask(QUAD4);
         let mut v = [_mm256_setzero_si256(); 4];
         for (j, r) in v.iter_mut().enumerate() {
-            *r = _mm256_loadu_si256(s.add(j * n + e).cast());
+            *r = _mm256_loadu_si256(s[j].add(e).cast());
         }
-        for (k, a) in transpose_dwords(v).into_iter().enumerate() {
-            store2(
-                d.add((e + 4 * k) * 4),
-                d.add((e + 16 + 4 * k) * 4),
-                _mm256_shuffle_epi8(a, m),
-            );
+        let mut a = transpose_dwords(v);
+        for r in a.iter_mut() {
+            *r = _mm256_shuffle_epi8(*r, m);
         }
+        store(d.add(e * 4), join_lanes(a));
     }
 
     #[target_feature(enable = "avx2")]
     #[inline]
-    unsafe fn unshuffle2(s: *const u8, d: *mut u8, n: usize, e: usize) {
+    unsafe fn unshuffle2(s: &[*const u8; 2], d: *mut u8, e: usize) {
         let m = mask(JOIN2);
-        let v0 = _mm256_loadu_si256(s.add(e).cast());
-        let v1 = _mm256_loadu_si256(s.add(n + e).cast());
-        store2(
-            d.add(e * 2),
-            d.add((e + 16) * 2),
-            _mm256_shuffle_epi8(_mm256_unpacklo_epi64(v0, v1), m),
-        );
-        store2(
-            d.add((e + 8) * 2),
-            d.add((e + 24) * 2),
-            _mm256_shuffle_epi8(_mm256_unpackhi_epi64(v0, v1), m),
-        );
+        let v0 = _mm256_loadu_si256(s[0].add(e).cast());
+        let v1 = _mm256_loadu_si256(s[1].add(e).cast());
+        let r = [_mm256_shuffle_epi8(_mm256_unpacklo_epi64(v0, v1), m), _mm256_shuffle_epi8(_mm256_unpackhi_epi64(v0, v1), m)];
+        store(d.add(e * 2), join_lanes(r));
     }
 
     /// Runs `kernel` on every whole group of 32 elements; returns how many
@@ -294,12 +317,22 @@ mod avx2 {
     }
 
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn unshuffle(size: usize, src: &[u8], dst: &mut [u8], n: usize) -> usize {
-        let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
-        match size {
-            8 => each_group(n, |e| unshuffle8(s, d, n, e)),
-            4 => each_group(n, |e| unshuffle4(s, d, n, e)),
-            _ => each_group(n, |e| unshuffle2(s, d, n, e)),
+    pub(super) unsafe fn unshuffle(streams: &[&[u8]], dst: &mut [u8], n: usize) -> usize {
+        let d = dst.as_mut_ptr();
+        let mut p = [std::ptr::null::<u8>(); 8];
+        for (p, s) in p.iter_mut().zip(streams) {
+            *p = s.as_ptr();
+        }
+        match streams.len() {
+            8 => each_group(n, |e| unshuffle8(&p, d, e)),
+            4 => {
+                let p = [p[0], p[1], p[2], p[3]];
+                each_group(n, |e| unshuffle4(&p, d, e))
+            }
+            _ => {
+                let p = [p[0], p[1]];
+                each_group(n, |e| unshuffle2(&p, d, e))
+            }
         }
     }
 }
@@ -353,8 +386,11 @@ mod tests {
                 scalar_shuffle(size, &src, &mut slow, n, 0);
                 assert_eq!(fast[..n * size], slow[..n * size], "size {size} len {len}");
                 let mut back = vec![0; len];
-                let done = vector_unshuffle(size, &fast, &mut back, n);
-                scalar_unshuffle(size, &fast, &mut back, n, done);
+                if n > 0 {
+                    let streams: Vec<&[u8]> = fast[..n * size].chunks_exact(n).collect();
+                    let done = vector_unshuffle(&streams, &mut back, n);
+                    scalar_unshuffle(&streams, &mut back, n, done);
+                }
                 assert_eq!(back[..n * size], src[..n * size]);
             }
         }
