@@ -2,7 +2,7 @@ import test from 'ava'
 import { execFile } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { availableCodecs } from 'spillway'
+import { availableCodecs, shuffledCodecs } from 'spillway'
 import { scratch } from './helpers'
 
 const BIN = join(__dirname, '..', 'bin', 'spillway.js')
@@ -18,8 +18,8 @@ function spillway(args: string[]): Promise<{ code: number; stdout: string; stder
 
 /** The codec/level pairs the bench measures, among those compiled in. */
 function expectedConfigs(): string[] {
-  const all = ['lz4:-', 'snappy:-', 'zstd:1', 'zstd:3', 'zstd:9', 'zstd:19', 'zlib:1', 'zlib:6', 'zlib:9', 'none:-']
-  const have = new Set(availableCodecs())
+  const all = ['lz4:-', 'snappy:-', 'zstd:1', 'zstd:3', 'zstd:9', 'zstd:19', 'zlib:1', 'zlib:6', 'zlib:9', 'none:-', 'lz4+shuffle:-', 'zstd+shuffle:1', 'zstd+shuffle:3', 'zstd+shuffle:9']
+  const have = new Set([...availableCodecs(), ...shuffledCodecs()])
   return all.filter((c) => have.has(c.split(':')[0]))
 }
 
@@ -44,7 +44,7 @@ test('spillway bench codecs --repeat 2 --json on synthetic data: every codec and
   t.is(b.source.kind, 'synthetic')
   t.is(b.source.chunkBytes, 2 ** 20)
   t.is(b.repeat, 2)
-  t.deepEqual(b.codecsAvailable, availableCodecs())
+  t.deepEqual(b.codecsAvailable, [...availableCodecs(), ...shuffledCodecs()])
   const datasets = [...new Set(b.results.map((r: any) => r.data))]
   t.deepEqual(datasets, ['float64 random', 'int64 randint(0,10)'])
   for (const ds of datasets) {
@@ -91,6 +91,37 @@ test('spillway bench codecs --file reads the file in chunks and prints a table',
   t.true(text.stdout.includes(`Data: ${file}: 3 chunk(s)`))
   t.regex(text.stdout, /codec +level +ratio +compress MB\/s +decompress MB\/s +runs/)
   t.regex(text.stdout, new RegExp(`\\n${availableCodecs()[0]} +(-|\\d+) +\\d+\\.\\d\\d +[\\d.]+ \\([\\d.]+–[\\d.]+\\) +[\\d.]+ \\([\\d.]+–[\\d.]+\\) +2\\n`))
+})
+
+test('spillway bench codecs --dtype float64 reads a file as float64 values, which the shuffle codecs regroup', async (t) => {
+  const file = join(scratch(t), 'field.f64')
+  const field = new Float64Array(300_001)
+  for (let i = 0; i < field.length; i++) field[i] = 280 + 15 * Math.sin(i * 1e-3) + 3 * Math.cos(i * 7.3e-3) + ((i * 2654435761) % 1000) * 1e-9
+  writeFileSync(file, Buffer.from(field.buffer))
+  const r = await spillway(['bench', 'codecs', '--file', file, '--dtype', 'float64', '--chunk-mb', '1', '--repeat', '2', '--codecs', 'lz4,lz4+shuffle,zstd+shuffle', '--json'])
+  t.is(r.code, 0, r.stderr)
+  const b = JSON.parse(r.stdout)
+  t.is(b.source.dtype, 'float64')
+  t.is(b.source.chunks, 3)
+  const by = (k: string) => b.results.find((x: any) => key(x) === k)
+  for (const x of b.results) {
+    t.is(x.data, 'field.f64 (float64)')
+    t.is(x.inputBytes, field.byteLength)
+    checkResult(t, x, 2)
+  }
+  t.deepEqual(b.results.map(key), ['lz4:-', 'lz4+shuffle:-', 'zstd+shuffle:1', 'zstd+shuffle:3', 'zstd+shuffle:9'])
+  t.true(by('lz4+shuffle:-').ratio > 1.2 * by('lz4:-').ratio, `lz4+shuffle ${by('lz4+shuffle:-').ratio} vs lz4 ${by('lz4:-').ratio}`)
+  const text = await spillway(['bench', 'codecs', '--file', file, '--dtype', 'float64', '--repeat', '1', '--codecs', 'lz4+shuffle'])
+  t.is(text.code, 0, text.stderr)
+  t.true(text.stdout.includes(`Data: ${file} as float64: 1 chunk(s)`), text.stdout)
+  t.regex(text.stdout, /\nlz4\+shuffle +- +\d+\.\d\d /)
+
+  const bad = await spillway(['bench', 'codecs', '--file', file, '--dtype', 'complex128'])
+  t.is(bad.code, 2)
+  t.regex(bad.stderr, /--dtype: "complex128" is not one of float32, float64, int32, int64/)
+  const alone = await spillway(['bench', 'codecs', '--dtype', 'float64'])
+  t.is(alone.code, 2)
+  t.regex(alone.stderr, /--dtype describes the values of --file/)
 })
 
 test('spillway bench rejects unknown benchmarks, codecs and files with exit code 2', async (t) => {

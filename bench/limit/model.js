@@ -10,17 +10,20 @@
 'use strict'
 
 /**
- * @param rates   aggregate bytes/s over the parallel processes: generate, firstTouch, write, read, sum
- * @param test    { bytes, workers, memoryLimit, target }: the array's size and the cluster
+ * @param rates     aggregate bytes/s over the parallel processes: generate, firstTouch, write, read, sum
+ * @param test      { bytes, workers, memoryLimit, target }: the array's size and the cluster
+ * @param diskShare bytes on disk per spilled byte: 1 for the floor that writes every
+ *                  byte as it is; a run's own (after compression) for the floor of the
+ *                  bytes it really wrote, its codec's CPU taken as free
  * @returns wall seconds for each step and their sum, the limit
  */
-function limitModel(rates, test) {
+function limitModel(rates, test, diskShare = 1) {
   const { resident, spilled } = split(test)
   const terms = {
     generate: test.bytes / rates.generate,
     firstTouch: resident / rates.firstTouch,
-    spillWrite: spilled / rates.write,
-    unspillRead: spilled / rates.read,
+    spillWrite: (spilled * diskShare) / rates.write,
+    unspillRead: (spilled * diskShare) / rates.read,
     sum: test.bytes / rates.sum,
   }
   return { resident, spilled, terms, seconds: Object.values(terms).reduce((a, b) => a + b, 0) }

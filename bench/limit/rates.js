@@ -3,7 +3,7 @@
 // pressure test is made of, on this machine, now. Prints one JSON line of
 // bytes per second (one core each) and the cores available.
 //
-//   node --expose-gc bench/limit/rates.js [--dir DIR] [--touch-mb 1600] [--write-mb 1600]
+//   node --expose-gc bench/limit/rates.js [--dir DIR] [--touch-mb 1600] [--write-mb 1600] [--case random|randint]
 //
 // Memory is touched and files written at the scale of the test itself: on a
 // virtual machine that hands freed pages back to the host (virtio-balloon
@@ -19,7 +19,10 @@ const { parseArgs } = require('node:util')
 const spillway = require('../..')
 const { spreadOf } = require('../core/timing')
 
-const { values: opts } = parseArgs({ options: { dir: { type: 'string', default: os.tmpdir() }, 'touch-mb': { type: 'string', default: '1600' }, 'write-mb': { type: 'string', default: '1600' } } })
+const { values: opts } = parseArgs({ options: { dir: { type: 'string', default: os.tmpdir() }, 'touch-mb': { type: 'string', default: '1600' }, 'write-mb': { type: 'string', default: '1600' }, case: { type: 'string', default: 'random' } } })
+// The test's own generator and sum: randint(0, 10) int64 for --case randint.
+const SPEC = opts.case === 'randint' ? { kind: 'randint', low: 0, high: 10 } : { kind: 'random' }
+const DTYPE = opts.case === 'randint' ? 'int64' : 'float64'
 const CHUNK = 32_000_000 // the recipe's chunk: 2000 × 2000 float64
 const FILES = Math.max(4, Math.round((Number(opts['write-mb']) * 1e6) / CHUNK))
 const TOUCH = Math.max(256, Number(opts['touch-mb'])) * 1e6
@@ -36,7 +39,7 @@ async function generation() {
     gc() // returns the last chunk's buffer to the pool
     await new Promise((r) => setImmediate(r))
     const t = now()
-    await spillway.generateChunk({ kind: 'random', seed: 1, chunkId: i, len: CHUNK / 8 })
+    await spillway.generateChunk({ ...SPEC, seed: 1, chunkId: i, len: CHUNK / 8 })
     times.push(now() - t)
   }
   return CHUNK / median(times.slice(2))
@@ -88,14 +91,14 @@ async function sum(chunk) {
   const times = []
   for (let i = 0; i < 15; i++) {
     const t = now()
-    await spillway.reduceChunk(chunk, 'float64', 'sum')
+    await spillway.reduceChunk(chunk, DTYPE, 'sum')
     times.push(now() - t)
   }
   return CHUNK / median(times.slice(2))
 }
 
 async function main() {
-  const chunk = Buffer.from(await spillway.generateChunk({ kind: 'random', seed: 7, chunkId: 0, len: CHUNK / 8 }))
+  const chunk = Buffer.from(await spillway.generateChunk({ ...SPEC, seed: 7, chunkId: 0, len: CHUNK / 8 }))
   const touch = firstTouch()
   const gen = await generation()
   const { write, read } = pageCache(chunk)

@@ -10,7 +10,7 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs'
 import { basename } from 'node:path'
 import { generateChunk } from '../native/chunks'
-import { availableCodecs, compress, decompress } from '../native/codecs'
+import { availableCodecs, compress, decompress, shuffledCodecs } from '../native/codecs'
 import { SpillwayError } from '../base/errors'
 import { ProgressBar } from '../client/progress'
 import { describeFlags, parseCommand, UsageError, type FlagSpec } from './args'
@@ -29,7 +29,15 @@ export const BENCH_LEVELS: ReadonlyArray<{ codec: string; level?: number }> = [
   { codec: 'zlib', level: 6 },
   { codec: 'zlib', level: 9 },
   { codec: 'none' },
+  // Blosc's byte shuffle first: what numeric data gains from it.
+  { codec: 'lz4+shuffle' },
+  { codec: 'zstd+shuffle', level: 1 },
+  { codec: 'zstd+shuffle', level: 3 },
+  { codec: 'zstd+shuffle', level: 9 },
 ]
+
+/** The element types --dtype reads a file as, and their sizes (the shuffle's unit). */
+export const DTYPES: Readonly<Record<string, number>> = { float32: 4, float64: 8, int32: 4, int64: 8, int16: 2, uint8: 1 }
 
 const FLAGS: FlagSpec = {
   file: 'string',
@@ -38,6 +46,7 @@ const FLAGS: FlagSpec = {
   repeat: 'number',
   budget: 'number',
   codecs: 'string',
+  dtype: 'string',
   json: 'boolean',
 }
 
@@ -69,7 +78,7 @@ export interface CodecResult {
 export interface CodecBench {
   source:
     | { kind: 'synthetic'; chunkBytes: number; datasets: string[] }
-    | { kind: 'file'; path: string; fileBytes: number; usedBytes: number; chunks: number; chunkBytes: number }
+    | { kind: 'file'; path: string; fileBytes: number; usedBytes: number; chunks: number; chunkBytes: number; dtype?: string }
   repeat: number
   budgetSeconds: number
   codecsAvailable: string[]
@@ -79,6 +88,8 @@ export interface CodecBench {
 export interface Dataset {
   name: string
   chunks: Buffer[]
+  /** Bytes per value, for the shuffle codecs (unknown: they shuffle 8-byte values, as Blosc does). */
+  elementSize?: number
 }
 
 export interface BenchOptions {
@@ -95,8 +106,8 @@ export interface BenchOptions {
 export async function syntheticDatasets(chunkBytes: number): Promise<Dataset[]> {
   const len = Math.max(1, Math.floor(chunkBytes / 8))
   return [
-    { name: 'float64 random', chunks: [await generateChunk({ kind: 'random', seed: 1, chunkId: 0, len })] },
-    { name: 'int64 randint(0,10)', chunks: [await generateChunk({ kind: 'randint', seed: 1, chunkId: 0, len, low: 0, high: 10 })] },
+    { name: 'float64 random', chunks: [await generateChunk({ kind: 'random', seed: 1, chunkId: 0, len })], elementSize: 8 },
+    { name: 'int64 randint(0,10)', chunks: [await generateChunk({ kind: 'randint', seed: 1, chunkId: 0, len, low: 0, high: 10 })], elementSize: 8 },
   ]
 }
 
@@ -156,7 +167,7 @@ export async function benchOne(ds: Dataset, codec: string, level: number | undef
   // Warm-up on a slice: the thread pool, allocator and codec tables, without
   // paying a whole slow pass (zstd 19) before the timed runs.
   const probe = ds.chunks[0].subarray(0, Math.min(ds.chunks[0].length, MIB))
-  await decompress(await compress(probe, codec, level))
+  await decompress(await compress(probe, codec, level, ds.elementSize))
 
   const cTimes: number[] = []
   const dTimes: number[] = []
@@ -167,7 +178,7 @@ export async function benchOne(ds: Dataset, codec: string, level: number | undef
     let c = 0
     for (let i = 0; i < ds.chunks.length; i++) {
       const t0 = now()
-      frames[i] = await compress(ds.chunks[i], codec, level)
+      frames[i] = await compress(ds.chunks[i], codec, level, ds.elementSize)
       c += secs(t0, now())
     }
     let d = 0
@@ -207,7 +218,7 @@ export async function benchOne(ds: Dataset, codec: string, level: number | undef
 }
 
 export function benchConfigs(codecs?: string[]): { codec: string; level?: number }[] {
-  const have = new Set(availableCodecs())
+  const have = new Set([...availableCodecs(), ...shuffledCodecs()])
   return BENCH_LEVELS.filter((c) => have.has(c.codec) && (!codecs || codecs.includes(c.codec)))
 }
 
@@ -236,7 +247,7 @@ function mib(b: number): string {
 export function formatBench(b: CodecBench): string {
   const src =
     b.source.kind === 'file'
-      ? `${b.source.path}: ${b.source.chunks} chunk(s) of up to ${mib(b.source.chunkBytes)}, ${mib(b.source.usedBytes)} of ${mib(b.source.fileBytes)}`
+      ? `${b.source.path}${b.source.dtype ? ` as ${b.source.dtype}` : ''}: ${b.source.chunks} chunk(s) of up to ${mib(b.source.chunkBytes)}, ${mib(b.source.usedBytes)} of ${mib(b.source.fileBytes)}`
       : `synthetic data, ${mib(b.source.chunkBytes)} per dataset`
   const lines = [
     'CODEC BENCHMARK',
@@ -250,11 +261,11 @@ export function formatBench(b: CodecBench): string {
   for (const r of b.results) (byData.get(r.data) ?? byData.set(r.data, []).get(r.data)!).push(r)
   for (const [data, rs] of byData) {
     lines.push('', `${data} (${mib(rs[0].inputBytes)})`)
-    lines.push(`${'codec'.padEnd(8)}${'level'.padStart(6)}${'ratio'.padStart(8)}  ${'compress MB/s'.padEnd(22)}${'decompress MB/s'.padEnd(22)}${'runs'.padStart(4)}`)
-    lines.push('-'.repeat(70))
+    lines.push(`${'codec'.padEnd(14)}${'level'.padStart(6)}${'ratio'.padStart(8)}  ${'compress MB/s'.padEnd(22)}${'decompress MB/s'.padEnd(22)}${'runs'.padStart(4)}`)
+    lines.push('-'.repeat(76))
     for (const r of rs) {
       lines.push(
-        `${r.codec.padEnd(8)}${(r.level === null ? '-' : String(r.level)).padStart(6)}${r.ratio.toFixed(2).padStart(8)}  ${fmtRate(r.compressMBps).padEnd(22)}${fmtRate(r.decompressMBps).padEnd(22)}${String(r.runs).padStart(4)}`,
+        `${r.codec.padEnd(14)}${(r.level === null ? '-' : String(r.level)).padStart(6)}${r.ratio.toFixed(2).padStart(8)}  ${fmtRate(r.compressMBps).padEnd(22)}${fmtRate(r.decompressMBps).padEnd(22)}${String(r.runs).padStart(4)}`,
       )
     }
   }
@@ -263,10 +274,12 @@ export function formatBench(b: CodecBench): string {
 
 function help(): string {
   return [
-    'Usage: spillway bench codecs [--file PATH] [--chunk-mb N] [--repeat N] [--codecs lz4,zstd] [--json]',
+    'Usage: spillway bench codecs [--file PATH [--dtype float64]] [--chunk-mb N] [--repeat N] [--codecs lz4,zstd] [--json]',
     '',
     'Compression ratio, compress MB/s and decompress MB/s of every codec and level compiled in',
-    '(lz4, snappy, zstd 1/3/9/19, zlib 1/6/9, none), on your own file read in chunks of --chunk-mb',
+    '(lz4, snappy, zstd 1/3/9/19, zlib 1/6/9, none, and lz4 and zstd 1/3/9 after Blosc\'s byte shuffle),',
+    `on your own file (its values of --dtype ${Object.keys(DTYPES).join('|')}, which the shuffle regroups`,
+    'byte by byte; without it, 8-byte values as Blosc assumes) read in chunks of --chunk-mb',
     '(default 32; at most --max-mb, default 256, spread over the file) or, without --file, on synthetic',
     'float64 random and int64 randint(0,10) chunks of --chunk-mb. Each codec and level is warmed up,',
     'then run --repeat times (default 5; fewer once its timed calls pass --budget seconds, default 10);',
@@ -295,15 +308,22 @@ export async function runCodecs(argv: string[]): Promise<number> {
   let codecs: string[] | undefined
   if (f.codecs !== undefined) {
     codecs = String(f.codecs).split(',').map((s) => s.trim()).filter(Boolean)
-    const bad = codecs.filter((c) => !available.includes(c))
-    if (bad.length || !codecs.length) throw new UsageError(`--codecs: unknown or unavailable ${bad.map((c) => `'${c}'`).join(', ') || '(none given)'}; available here: ${available.join(', ')}`, { flag: '--codecs' })
+    const known = [...available, ...shuffledCodecs()]
+    const bad = codecs.filter((c) => !known.includes(c))
+    if (bad.length || !codecs.length) throw new UsageError(`--codecs: unknown or unavailable ${bad.map((c) => `'${c}'`).join(', ') || '(none given)'}; available here: ${known.join(', ')}`, { flag: '--codecs' })
   }
   let datasets: Dataset[]
   let source: CodecBench['source']
+  const dtype = f.dtype === undefined ? undefined : String(f.dtype)
+  if (dtype !== undefined && !Object.hasOwn(DTYPES, dtype)) throw new UsageError(`--dtype: ${JSON.stringify(dtype)} is not one of ${Object.keys(DTYPES).join(', ')}`, { flag: '--dtype', value: dtype })
+  if (dtype !== undefined && f.file === undefined) throw new UsageError('--dtype describes the values of --file; the synthetic data is float64 and int64 already', { flag: '--dtype' })
   if (f.file !== undefined) {
-    const { dataset, fileBytes } = fileDataset(String(f.file), chunkBytes, maxBytes)
+    const size = dtype === undefined ? 1 : DTYPES[dtype]
+    // Whole values per chunk, so every chunk shuffles as the file would.
+    const { dataset, fileBytes } = fileDataset(String(f.file), Math.max(size, chunkBytes - (chunkBytes % size)), maxBytes)
+    if (dtype !== undefined) Object.assign(dataset, { name: `${dataset.name} (${dtype})`, elementSize: size })
     datasets = [dataset]
-    source = { kind: 'file', path: String(f.file), fileBytes, usedBytes: dataset.chunks.reduce((s, c) => s + c.length, 0), chunks: dataset.chunks.length, chunkBytes }
+    source = { kind: 'file', path: String(f.file), fileBytes, usedBytes: dataset.chunks.reduce((s, c) => s + c.length, 0), chunks: dataset.chunks.length, chunkBytes, dtype }
   } else {
     datasets = await syntheticDatasets(chunkBytes)
     source = { kind: 'synthetic', chunkBytes, datasets: datasets.map((d) => d.name) }
@@ -316,7 +336,7 @@ export async function runCodecs(argv: string[]): Promise<number> {
   } finally {
     bar.stop()
   }
-  const report: CodecBench = { source, repeat, budgetSeconds, codecsAvailable: available, results }
+  const report: CodecBench = { source, repeat, budgetSeconds, codecsAvailable: [...available, ...shuffledCodecs()], results }
   process.stdout.write((json ? JSON.stringify(report, null, 2) : formatBench(report)) + '\n')
   return 0
 }

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
-import { validCodecNames } from '../native/codecs'
+import { availableCodecs, shuffledCodecs, validCodecNames } from '../native/codecs'
 import { progressEnabled } from '../client/progress'
 import { timelineChart } from '../reporting/chart'
 import type { Resources } from '../config/resources'
@@ -68,7 +68,7 @@ function help(): string {
     'Sizes (default medium; full is the recipe’s own):',
     sizes,
     '',
-    `--codecs   codecs to compare, comma-separated (default: auto and every one compiled in: ${validCodecNames().slice(1).join(', ')})`,
+    `--codecs   codecs to compare, comma-separated (default: auto and every one compiled in: ${availableCodecs().join(', ')}; also ${shuffledCodecs().join(', ')})`,
     `--out      directory for ${CHART_FILE} and ${JSON_FILE} (default: a new directory under the OS temp dir)`,
     '--json     print only the figures, as JSON',
     '',
@@ -96,7 +96,7 @@ function writePrivate(path: string, data: string): void {
 
 function parseCodecs(v: unknown): string[] {
   const valid = validCodecNames()
-  if (v === undefined) return valid
+  if (v === undefined) return ['auto', ...availableCodecs()]
   const list = String(v)
     .split(',')
     .map((s) => s.trim())

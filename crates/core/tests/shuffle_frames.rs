@@ -158,6 +158,18 @@ fn auto_stores_random_bytes_raw_without_compressing_them() {
 }
 
 #[test]
+fn auto_keeps_the_recipes_random_floats_raw_though_the_shuffle_saves_a_little() {
+    // The shuffle packs their exponent bytes (about 12% smaller), too little
+    // to pay for coding on a fast disk; the '+shuffle' codec still takes it.
+    let floats = random_floats(2, 1 << 20);
+    let f = encode_for_spill(&floats, Method::parse("auto").unwrap(), None, 8).unwrap();
+    assert_eq!(f.codec(), Codec::None);
+    let f = encode_for_spill(&floats, Method::parse("lz4+shuffle").unwrap(), None, 8).unwrap();
+    assert_eq!((f.codec(), f.filter()), (Codec::Lz4, Filter::Shuffle(8)));
+    assert!(f.len() < floats.len() * 9 / 10);
+}
+
+#[test]
 fn auto_shuffles_typed_values_where_it_pays_and_only_those() {
     let auto = Method::parse("auto").unwrap();
     let smooth = smooth_f64(500_000);

@@ -1,8 +1,8 @@
 //! How a spilled value is encoded, as Dask's `maybe_compress` decides it:
 //! small values and values whose sample does not shrink by 10% are stored
-//! raw, so random floats cost no compression CPU. 'auto' (and a '+shuffle'
-//! setting) weighs the byte shuffle on the same sample, so a typed value is
-//! shuffled only where that beats the codec alone.
+//! raw, so random floats cost no compression CPU. 'auto' weighs the byte
+//! shuffle on the same sample, so a typed value is shuffled only where that
+//! beats both the codec alone and storing it raw.
 
 use std::borrow::Cow;
 
@@ -17,6 +17,30 @@ const SAMPLE: usize = 10_000;
 const SAMPLES: usize = 5;
 /// Keep compressed output only when it saves at least 10% (as Dask does).
 const WORTHWHILE: f64 = 0.9;
+/// What 'auto' asks of the shuffle: 20%. Random float64 in [0, 1) saves
+/// 12% with it (its exponent bytes), which on a page cache that writes a
+/// few GB/s costs more in coding than the writes it saves (bench/limit,
+/// BENCHMARKS.md 2026-12-05); smooth fields and small integers save far more.
+const WORTHWHILE_SHUFFLED: f64 = 0.8;
+
+/// The largest share of its input a payload may keep.
+fn worthwhile(method: Method, filter: Filter) -> f64 {
+    if method.shuffle == Shuffle::Auto && filter != Filter::None {
+        WORTHWHILE_SHUFFLED
+    } else {
+        WORTHWHILE
+    }
+}
+
+/// The smallest of `(size, filter, payload)` that is worth keeping for an
+/// input of `len` bytes.
+fn pick<T>(method: Method, len: usize, tried: Vec<(usize, Filter, T)>) -> Option<(Filter, T)> {
+    tried
+        .into_iter()
+        .filter(|(n, f, _)| *n as f64 <= worthwhile(method, *f) * len as f64)
+        .min_by_key(|(n, _, _)| *n)
+        .map(|(_, f, t)| (f, t))
+}
 
 /// Encodes `data` as Dask's `maybe_compress` does, with the codec alone.
 pub fn encode_if_smaller(data: &[u8], codec: Codec, level: Option<i32>) -> Result<Encoded<'_>> {
@@ -47,26 +71,16 @@ fn sample(data: &[u8], element: usize) -> Vec<u8> {
     out
 }
 
-/// The filter whose compressed sample is smallest, if any saves 10%.
-fn best_on_sample(
-    data: &[u8],
-    codec: Codec,
-    level: i32,
-    filters: &[Filter],
-) -> Result<Option<Filter>> {
-    let mut best: Option<(usize, Filter)> = None;
+/// The filter whose compressed sample is smallest, of those worth keeping.
+fn best_on_sample(data: &[u8], method: Method, level: i32, filters: &[Filter]) -> Result<Option<Filter>> {
+    let mut tried = Vec::with_capacity(filters.len());
     let mut sampled = 0;
     for &f in filters {
         let s = sample(data, f.element_size());
         sampled = s.len();
-        let n = compress_payload(&s, codec, f, level)?.len();
-        if best.is_none_or(|(b, _)| n < b) {
-            best = Some((n, f));
-        }
+        tried.push((compress_payload(&s, method.codec, f, level)?.len(), f, ()));
     }
-    Ok(best
-        .filter(|(n, _)| *n as f64 <= WORTHWHILE * sampled as f64)
-        .map(|(_, f)| f))
+    Ok(pick(method, sampled, tried).map(|(f, ())| f))
 }
 
 /// Encodes a value about to be spilled: raw when small or incompressible,
@@ -85,22 +99,17 @@ pub fn encode_for_spill(
     }
     let mut filters = candidates(method, element_size);
     if data.len() > SAMPLE * SAMPLES * 2 {
-        match best_on_sample(data, codec, level, &filters)? {
+        match best_on_sample(data, method, level, &filters)? {
             Some(f) => filters = vec![f],
             None => return Ok(raw_frame(data)),
         }
     }
     // Too small to sample: each candidate on the whole value is cheap.
-    let mut best: Option<(Vec<u8>, Filter)> = None;
+    let mut tried = Vec::with_capacity(filters.len());
     for f in filters {
         let payload = compress_payload(data, codec, f, level)?;
-        if best.as_ref().is_none_or(|(b, _)| payload.len() < b.len()) {
-            best = Some((payload, f));
-        }
+        tried.push((payload.len(), f, payload));
     }
-    let (payload, filter) = best.expect("at least one candidate");
-    if payload.len() as f64 > WORTHWHILE * data.len() as f64 {
-        return Ok(raw_frame(data));
-    }
+    let Some((filter, payload)) = pick(method, data.len(), tried) else { return Ok(raw_frame(data)) };
     Ok(frame(codec, filter, level, data.len(), Cow::Owned(payload)))
 }
