@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // bench/core: spillway's native core against the anchors of the issue, side
 // by side in one run: the Node codec packages (lz4-napi, snappy, zstd-napi,
-// node:zlib) on the same 32 MB buffers, numpy for generation and sums, and
-// raw node:fs for spill I/O. Prints a table of ratios (>1 means spillway is
+// node:zlib) on the same 32 MB buffers, c-blosc2 for the byte shuffle
+// (blosc.js), numpy for generation and sums, and raw node:fs for spill I/O. Prints a table of ratios (>1 means spillway is
 // faster) and the targets; `--json` prints the figures as JSON instead.
 //
 //   npm run bench:core            (or: node bench/core/run.js [--json] [--quick])
@@ -18,6 +18,7 @@ const { promisify } = require('node:util')
 
 const spillway = require('../..')
 const { printReport } = require('./report')
+const { benchBlosc, printBlosc } = require('./blosc')
 const { busyShare } = require('../load')
 const { MB, alternate, median, rateOf, spreadOf } = require('./timing')
 
@@ -25,7 +26,7 @@ const ROOT = path.resolve(__dirname, '..', '..')
 const JSON_OUT = process.argv.includes('--json')
 const QUICK = process.argv.includes('--quick')
 // --only=codecs,compute,spill runs a subset (for iterating on one part).
-const ONLY = (process.argv.find((a) => a.startsWith('--only=')) || '--only=codecs,compute,spill').slice(7).split(',')
+const ONLY = (process.argv.find((a) => a.startsWith('--only=')) || '--only=codecs,blosc,compute,spill').slice(7).split(',')
 const log = JSON_OUT ? (...a) => console.error(...a) : (...a) => console.log(...a)
 
 const N = 4_000_000 // values per buffer: 32 MB of float64 or int64
@@ -296,6 +297,8 @@ async function main() {
         ['int64', ints],
       ])
     : []
+  log('shuffle codecs against c-blosc2...')
+  const blosc = ONLY.includes('blosc') && numpyReady() ? await benchBlosc({ quick: QUICK, log }) : undefined
   log('SpillBuffer spill + unspill against node:fs...')
   const spill = ONLY.includes('spill') ? await benchSpill() : undefined
 
@@ -304,6 +307,12 @@ async function main() {
     if (!r.best) continue
     targets.push({ what: `${r.codec} compress ${r.data} vs ${r.best.compress}`, ratio: r.best.compressRatio, target: 1.0 })
     targets.push({ what: `${r.codec} decompress ${r.data} vs ${r.best.decompress}`, ratio: r.best.decompressRatio, target: 1.0 })
+  }
+  for (const r of blosc?.rows ?? []) {
+    targets.push({ what: `${r.config} compress ${r.data} vs Blosc`, ratio: r.compressVsBlosc.median, target: 1.0 })
+    targets.push({ what: `${r.config} decompress ${r.data} vs Blosc`, ratio: r.decompressVsBlosc.median, target: 1.0 })
+    // Blosc's size over spillway's: ≥ 0.98 is spillway's output within 2% of Blosc's.
+    targets.push({ what: `${r.config} size ${r.data} vs Blosc (Blosc's bytes / spillway's)`, ratio: 1 / r.sizeVsBlosc, target: 0.98 })
   }
   for (const r of compute.rows) targets.push({ what: r.what, ratio: r.ratio, target: r.target })
   if (spill) targets.push({ what: 'SpillBuffer spill+unspill vs node:fs write+read', ratio: spill.ratio, target: spill.target })
@@ -317,6 +326,7 @@ async function main() {
     cpus: os.cpus().length,
     n: N,
     codecs,
+    blosc,
     compute,
     spill,
     targets,
@@ -326,6 +336,7 @@ async function main() {
     return
   }
   printReport(result)
+  printBlosc(blosc, log)
 }
 
 main().catch((e) => {

@@ -140,7 +140,7 @@ async function main() {
   log(`model: ${gbs(r0.model.resident)} GB resident (workers × target × limit), ${gbs(r0.model.spilled)} GB spilled; rates are the sum of ${r0.rates.parallel} processes doing the step at once`)
   log('')
   log(`| rate (${r0.rates.parallel} processes together), GB/s: min / median / max | |\n|---|---|`)
-  for (const [k, label] of [['generate', 'generation kernel (random float64, warm memory)'], ['firstTouch', 'first touch of fresh memory'], ['write', 'write new files through the page cache'], ['read', 'read them back from the page cache'], ['sum', `${CASE.case === 'random' ? 'float64' : 'int64'} sum`]]) {
+  for (const [k, label] of [['generate', `generation kernel (${CASE.case}, warm memory)`], ['firstTouch', 'first touch of fresh memory'], ['write', 'write new files through the page cache'], ['read', 'read them back from the page cache'], ['sum', `${CASE.case === 'random' ? 'float64' : 'int64'} sum`]]) {
     const s = summary.rates[k]
     log(`| ${label} | ${gbs(s.min)} / ${gbs(s.median)} / ${gbs(s.max)} |`)
   }

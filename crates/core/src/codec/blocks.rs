@@ -224,6 +224,8 @@ struct Block<'a> {
     len: usize,
     streams: Vec<Stream<'a>>,
     tail: &'a [u8],
+    /// Where its entries end in the payload.
+    end: usize,
 }
 
 struct Reader<'a> {
@@ -273,7 +275,7 @@ fn layout(codec: Codec, element: usize, payload: &[u8], decoded_len: usize) -> R
             });
         }
         let tail = r.take(len - n * element, "the tail")?;
-        blocks.push(Block { at, len, streams, tail });
+        blocks.push(Block { at, len, streams, tail, end: r.pos });
     }
     if r.pos != payload.len() {
         return Err(Error::corrupt("bytes after the last block"));
@@ -281,17 +283,47 @@ fn layout(codec: Codec, element: usize, payload: &[u8], decoded_len: usize) -> R
     Ok(blocks)
 }
 
-/// Decodes a shuffled payload into exactly `decoded_len` bytes.
-pub(crate) fn decompress_to_vec(codec: Codec, element: usize, payload: &[u8], decoded_len: usize) -> Result<Vec<u8>> {
+/// Decodes a shuffled payload into exactly `decoded_len` bytes. With a
+/// `hasher`, each block's payload bytes are fed to it just before they are
+/// decoded, while in cache: the caller checks the sum before handing the
+/// output on, and saves a pass over the payload.
+pub(crate) fn decompress_to_vec(
+    codec: Codec,
+    element: usize,
+    payload: &[u8],
+    decoded_len: usize,
+    hasher: Option<&mut dyn std::hash::Hasher>,
+) -> Result<Vec<u8>> {
     let blocks = layout(codec, element, payload, decoded_len)?;
     let mut out = crate::pool::fresh(decoded_len);
     let scratch_len = blocks.iter().map(|b| b.len).max().unwrap_or(0);
-    with_workspace(scratch_len, |scratch, w| decode_blocks(codec, element, &blocks, scratch, w, &mut out))?;
+    with_workspace(scratch_len, |scratch, w| decode_blocks(codec, element, payload, &blocks, scratch, w, &mut out, hasher))?;
     Ok(out)
 }
 
-fn decode_blocks(codec: Codec, element: usize, blocks: &[Block<'_>], scratch: &mut [u8], w: &mut Workspace, out: &mut [u8]) -> Result<()> {
+#[allow(clippy::too_many_arguments)]
+fn decode_blocks(
+    codec: Codec,
+    element: usize,
+    payload: &[u8],
+    blocks: &[Block<'_>],
+    scratch: &mut [u8],
+    w: &mut Workspace,
+    out: &mut [u8],
+    mut hasher: Option<&mut dyn std::hash::Hasher>,
+) -> Result<()> {
+    let mut hashed = 0;
+    let mut hash_to = |end: usize, hasher: &mut Option<&mut dyn std::hash::Hasher>| {
+        if let Some(h) = hasher {
+            h.write(&payload[hashed..end]);
+        }
+        hashed = end;
+    };
+    if blocks.is_empty() {
+        hash_to(payload.len(), &mut hasher);
+    }
     for b in blocks {
+        hash_to(b.end, &mut hasher);
         let n = b.len / element;
         let whole = n * element;
         // Raw streams are read where they lie; the others are decoded into

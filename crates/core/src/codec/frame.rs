@@ -143,7 +143,7 @@ impl FrameHeader {
         let len = usize::try_from(self.decoded_len).map_err(|_| Error::corrupt("declared length does not fit in memory"))?;
         match self.filter {
             Filter::None => raw::decompress_to_vec(self.codec, payload, len),
-            Filter::Shuffle(size) => blocks::decompress_to_vec(self.codec, size as usize, payload, len),
+            Filter::Shuffle(size) => blocks::decompress_to_vec(self.codec, size as usize, payload, len, None),
         }
     }
 }
@@ -296,6 +296,20 @@ pub fn encode_to_vec_filtered(data: &[u8], codec: Codec, filter: Filter, level: 
 pub fn decode(bytes: &[u8]) -> Result<Vec<u8>> {
     let header = FrameHeader::parse(bytes)?;
     let rest = &bytes[HEADER_LEN..];
+    if let Filter::Shuffle(size) = header.filter {
+        // Checksummed block by block as the decoder reaches each block, in
+        // cache, instead of in a pass of its own; nothing decoded leaves
+        // before the whole sum matched. The layout is checked first, so a
+        // damaged frame allocates no more than a sound one of its size.
+        let len = usize::try_from(header.decoded_len).map_err(|_| Error::corrupt("declared length does not fit in memory"))?;
+        if rest.len() as u64 != header.payload_len {
+            return Err(Error::corrupt(format!("payload is {} bytes, header declares {}", rest.len(), header.payload_len)));
+        }
+        let mut h = header.payload_hasher();
+        let out = blocks::decompress_to_vec(header.codec, size as usize, rest, len, Some(&mut h))?;
+        header.check(rest.len(), h.finish())?;
+        return Ok(out);
+    }
     // Verify before copying so a corrupt raw frame costs no allocation.
     header.verify(rest)?;
     if header.codec == Codec::None {
