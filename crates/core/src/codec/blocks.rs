@@ -119,14 +119,18 @@ fn zstd_err(code: usize) -> String {
     zstd::zstd_safe::get_error_name(code).to_string()
 }
 
+/// The context in `slot`, made on first use.
+fn context<'a, T>(slot: &'a mut Option<T>, make: impl FnOnce() -> Option<T>, what: &str) -> Result<&'a mut T> {
+    if slot.is_none() {
+        *slot = Some(make().ok_or_else(|| Error::Codec { codec: "zstd", message: format!("cannot allocate a zstd {what}") })?);
+    }
+    Ok(slot.as_mut().expect("made above"))
+}
+
 fn compress_stream(codec: Codec, level: i32, w: &mut Workspace, input: &[u8], out: &mut [u8]) -> Result<usize> {
     match codec {
         Codec::Zstd => {
-            if w.cctx.is_none() {
-                let c = zstd::zstd_safe::CCtx::try_create().ok_or_else(|| Error::Codec { codec: "zstd", message: "cannot allocate an encoder".into() })?;
-                w.cctx = Some(c);
-            }
-            let c = w.cctx.as_mut().expect("made above");
+            let c = context(&mut w.cctx, zstd::zstd_safe::CCtx::try_create, "encoder")?;
             c.compress(out, input, level).map_err(|code| Error::Codec { codec: "zstd", message: zstd_err(code) })
         }
         Codec::Lz4 => lz4c::compress(input, out),
@@ -138,11 +142,7 @@ fn compress_stream(codec: Codec, level: i32, w: &mut Workspace, input: &[u8], ou
 fn decompress_stream(codec: Codec, w: &mut Workspace, input: &[u8], out: &mut [u8]) -> Result<()> {
     match codec {
         Codec::Zstd => {
-            if w.dctx.is_none() {
-                let d = zstd::zstd_safe::DCtx::try_create().ok_or_else(|| Error::Codec { codec: "zstd", message: "cannot allocate a decoder".into() })?;
-                w.dctx = Some(d);
-            }
-            let d = w.dctx.as_mut().expect("made above");
+            let d = context(&mut w.dctx, zstd::zstd_safe::DCtx::try_create, "decoder")?;
             let got = d.decompress(&mut *out, input).map_err(|code| Error::corrupt(format!("zstd: {}", zstd_err(code))))?;
             if got != out.len() {
                 return Err(Error::corrupt(format!("zstd stream decoded to {got} bytes, not {}", out.len())));
