@@ -30,9 +30,13 @@ test('results 1.5x the workers’ memory are counted, spilled, and come back exa
   const got = (await client.gather(sums)) as number[]
   const workers = Object.values(await schedulerWorkers(client))
   const spilled = workers.reduce((s, w) => s + workerSpillBytes(w.metrics), 0)
+  const spilledValues = workers.reduce((s, w) => s + (w.metrics as any).spilledBytes.memory, 0)
   const held = workers.reduce((s, w) => s + (w.metrics as any).managedBytes, 0)
   t.true(held >= count * n * 8, `managed ${held} counts every result`)
-  t.true(spilled > 0.3 * GIB, `spilled ${spilled}`)
+  // The values spilled; on disk they take less (Float64Array results are
+  // shuffled and compressed where that pays, and these columns compress).
+  t.true(spilledValues > 0.3 * GIB, `spilled ${spilledValues}`)
+  t.true(spilled > 0 && spilled <= spilledValues, `${spilled} bytes on disk for ${spilledValues}`)
   for (let i = 0; i < count; i += 11) {
     const expect = column(i, n).reduce((a, b) => a + b, 0)
     t.is(got[i], expect, `total of column ${i}`)

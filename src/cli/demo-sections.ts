@@ -232,7 +232,7 @@ async function timedWithBar<T>(ctx: DemoContext, client: Client, keys: string[],
 export async function compressionSection(ctx: DemoContext, w: Workload, codecs: string[]): Promise<CompressionFigures> {
   heading(ctx, '🗜️  COMPRESSION COMPARISON')
   const available = availableCodecs()
-  ctx.out(`Codecs available here: [${available.map((c) => `'${c}'`).join(', ')}]  ('auto' is lz4)`)
+  ctx.out(`Codecs available here: [${available.map((c) => `'${c}'`).join(', ')}]  ('auto' is lz4, after the byte shuffle for typed values where that pays; each but 'none' also as '+shuffle')`)
   ctx.out(`Each codec spills randint(0, 10) ${w.n}×${w.n} int64 (${gb(w.n * w.n * 8)}, chunks ${w.chunk}×${w.chunk}) on a fresh pressure cluster.`)
   const results: CodecRun[] = []
   for (const [i, codec] of codecs.entries()) {
