@@ -1,3 +1,12 @@
+//! Decode speed of one shuffled lz4 frame, decoded in a loop for 5 s with
+//! warm buffers: the core alone, without Node's call or memory.
+//!
+//!   cargo run --release -p spillway-core --example shuffle_profile smooth|ints|dem
+//!
+//! `dem` reads /tmp/dem.i16, the int16 elevation grid of matplotlib's sample
+//! data as bench/core/blosc.js extracts it (bench/.venv/bin/python -c "import
+//! numpy as np, matplotlib.cbook as cb; np.load(cb.get_sample_data(
+//! 'jacksboro_fault_dem.npz', asfileobj=False))['elevation'].astype('<i2').tofile('/tmp/dem.i16')").
 use spillway_core::codec::{self, Codec, Filter};
 use std::time::Instant;
 fn main() {
