@@ -8,7 +8,7 @@ import type { StuckReport, Thresholds, WorkerMetrics } from '../wire/protocol'
 import type { WorkerHandle } from '../scheduler/state'
 import { workerInMemoryBytes, workerSpillBytes } from '../reporting/workers'
 
-export type RowStatus = 'running' | 'paused' | 'closing' | 'restarting' | 'closed'
+export type RowStatus = 'running' | 'paused' | 'closing' | 'closing_gracefully' | 'restarting' | 'closed'
 
 export interface WorkerRow {
   /** The nanny's index; stable across restarts (null for a worker without one). */

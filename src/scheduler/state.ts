@@ -52,6 +52,8 @@ export class TaskRecord {
   group = ''
   /** A scattered value: no task makes it, a backup copy restores it. */
   scattered = false
+  /** Workers holding a copy besides `worker` (replicate, broadcast): one takes over should `worker` be lost. */
+  replicas: Set<WorkerHandle> | undefined
 
   constructor(
     readonly key: string,
@@ -113,6 +115,8 @@ export const PREFETCH = 4
 export class WorkerHandle {
   readonly processing = new Set<TaskRecord>()
   readonly held = new Set<TaskRecord>()
+  /** Values it holds a copy of while another worker is their holder (see TaskRecord.replicas). */
+  readonly replicas = new Set<TaskRecord>()
   heldBytes = 0
   inflight = 0
   alive = true
@@ -140,9 +144,14 @@ export class WorkerHandle {
 
   /** Its channel closed and its exit status is not in yet: it takes nothing more. */
   closing = false
+  /** Being retired (retire.ts): it takes no new work while its values move to other workers. */
+  retiring = false
+  /** Set by whoever started it: stops this worker for good (no next incarnation), once retired. */
+  close: (() => Promise<void>) | undefined
 
   get status(): WorkerStatus {
     if (this.closing) return 'closing'
+    if (this.retiring) return 'closing_gracefully'
     return this.metrics?.status ?? 'running'
   }
 

@@ -31,7 +31,8 @@ export interface WorkerStart {
   stuckTimeoutMs: number
 }
 
-export type WorkerStatus = 'running' | 'paused' | 'closing'
+/** 'closing_gracefully' is the scheduler's own: a worker being retired (Dask's name). */
+export type WorkerStatus = 'running' | 'paused' | 'closing' | 'closing_gracefully'
 
 /**
  * Why a paused worker cannot get back under its thresholds: its spill
