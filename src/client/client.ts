@@ -15,6 +15,9 @@ import { checkKeys } from '../wire/keys'
 import type { Future } from '../futures/future'
 import type { FunctionOf, Gathered, Resolvable, ResultOf, SubmitRest } from '../futures/typing'
 import { withProgress } from './progress'
+import { hasWhat, keysOf, rebalanceValues, replicateValues, restart, retire, runOnWorkers, whoHas, type KeyLike, type WorkersOption } from './cluster-ops'
+import type { RetireOptions, RetireReport } from '../scheduler/retire'
+import type { RebalanceResult } from '../scheduler/rebalance'
 
 export interface ClientOptions {
   dashboardLink?: string
@@ -249,6 +252,54 @@ export class Client {
 
   totalThreads(): number {
     return Object.values(this.nthreads()).reduce((a, b) => a + b, 0)
+  }
+
+  /** Calls `fn(...args)` on every worker (or `options.workers`), outside the task graph: `{ address: result }` (Dask's Client.run). */
+  async run<F extends TaskFunction>(fn: F, args: Parameters<FunctionOf<F>> | [] = [], options: WorkersOption = {}): Promise<Record<string, ResultOf<F>>> {
+    this.#check()
+    return (await runOnWorkers(this.scheduler, fn, args, options)) as Record<string, ResultOf<F>>
+  }
+
+  /** Kills every worker and starts it afresh; every Future is cancelled (Dask's Client.restart). Resolves once the workers are back. */
+  async restart(options: { timeout?: number } = {}): Promise<void> {
+    this.#check()
+    await restart(this.cluster, options.timeout)
+  }
+
+  /** `{ key: [worker addresses] }`: where each Future's value is held (every key the cluster knows when none are given). */
+  async whoHas(futures?: KeyLike | Iterable<KeyLike>): Promise<Record<string, string[]>> {
+    this.#check()
+    return whoHas(this.scheduler, futures === undefined ? undefined : keysOf(futures, 'futures'))
+  }
+
+  /** `{ worker address: [keys] }`: what each worker holds. */
+  async hasWhat(): Promise<Record<string, string[]>> {
+    this.#check()
+    return hasWhat(this.scheduler)
+  }
+
+  /**
+   * Retires workers gracefully (Dask's retire_workers): they take no new
+   * work, their values move to the other workers, and then they stop
+   * (`closeWorkers: false` keeps them, empty and idle). Rejects with
+   * ERR_SPILLWAY_RETIRE_FAILED, keeping the workers, when the others cannot
+   * take their values.
+   */
+  async retireWorkers(workers: string[], options: RetireOptions = {}): Promise<RetireReport[]> {
+    this.#check()
+    return retire(this.scheduler, workers, options)
+  }
+
+  /** Moves values from the workers holding the most to those holding the least, by Dask's rule (only `futures`' when given). */
+  async rebalance(futures?: KeyLike | Iterable<KeyLike>): Promise<RebalanceResult> {
+    this.#check()
+    return rebalanceValues(this.scheduler, futures === undefined ? undefined : keysOf(futures, 'futures'))
+  }
+
+  /** Keeps `n` copies of each Future's value on distinct workers (every worker by default); a lost holder is then no recompute. */
+  async replicate(futures: KeyLike | Iterable<KeyLike>, n?: number): Promise<void> {
+    this.#check()
+    await replicateValues(this.scheduler, keysOf(futures, 'futures'), n)
   }
 
   async close(): Promise<void> {

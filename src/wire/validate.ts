@@ -136,6 +136,7 @@ export const checkMetrics: Check = obj({
   timings: obj({ taskSeconds: amount, pausedSeconds: amount }),
   transfer: obj({ incomingBytes: amount, incomingCount: amount, outgoingBytes: amount, outgoingCount: amount }),
   stuck: opt(STUCK),
+  spillFreeBytes: opt(amount),
   shuffle: opt(obj({ sentBytes: amount, receivedBytes: amount, heldShards: amount })),
   time: amount,
 })
@@ -179,6 +180,13 @@ const RESULTS: Record<Request['op'], Check> = {
   'shuffle-drop': WITH_METRICS,
   'set-thresholds': WITH_METRICS,
   metrics: WITH_METRICS,
+  acquire: obj({ got: arrayOf(str), missing: arrayOf(str), refused: arrayOf(str), metrics: checkMetrics }),
+  call: obj({
+    value: (v, at) => {
+      if (!(v instanceof Uint8Array)) bad(at, 'bytes', v)
+    },
+    format,
+  }),
   // Replies no one reads.
   cancel: any,
   ping: any,
@@ -207,6 +215,9 @@ export function checkWorkerMessage(m: unknown, asked: (id: number) => Asked | un
       oneOf('warn', 'info')(m.level, 'log.level')
       str(m.message, 'log.message')
       break
+    case 'retire':
+      str(m.reason, 'retire.reason')
+      break
     case 'reply': {
       integer(m.id, 'reply.id')
       bool(m.ok, 'reply.ok')
@@ -223,7 +234,7 @@ export function checkWorkerMessage(m: unknown, asked: (id: number) => Asked | un
       break
     }
     default:
-      bad('message.kind', 'heartbeat, log or reply', m.kind)
+      bad('message.kind', 'heartbeat, log, retire or reply', m.kind)
   }
   return m as unknown as WorkerToScheduler
 }

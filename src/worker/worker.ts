@@ -17,6 +17,9 @@ import { MemoryMonitor } from './memory-monitor'
 import { SMALL_SHARE_OF_LIMIT as SMALL_SHARE, WorkerStore } from './store'
 import { TaskRunner } from './task-runner'
 import { SHARD_PART, ShuffleService } from './shuffle'
+import { acquire } from './acquire'
+import { EXIT_RETIRED } from '../comm/join'
+import { freeBytes } from './stuck'
 
 /** Share of a worker's limit that one input task's shards may have in flight (the shuffle's outgoing cap). */
 const OUTGOING_SHARE = 0.05
@@ -51,8 +54,12 @@ export class Worker {
   #metricsSentAt = 0
   readonly #transfer: TransferCounts = { incomingBytes: 0, incomingCount: 0, outgoingBytes: 0, outgoingCount: 0 }
 
+  #exitCode = 0
+
   constructor(private readonly transport: Transport<SchedulerToWorker, WorkerToScheduler>) {
-    transport.onClose(() => process.exit(0))
+    transport.onClose(() => process.exit(this.#exitCode))
+    // Its nanny's word that its lifetime is up: the scheduler moves its values elsewhere, then closes it.
+    process.on('SIGUSR2', () => transport.send({ kind: 'retire', reason: 'its lifetime is up' }))
     transport.onMessage(({ id, request }) => {
       this.handle(request).then(
         (result) => transport.send({ kind: 'reply', id, ok: true, result }),
@@ -75,9 +82,19 @@ export class Worker {
       timings: { taskSeconds: p.runner.taskSeconds, pausedSeconds: p.monitor.pausedSeconds },
       transfer: { ...this.#transfer, incomingBytes: p.client.incomingBytes, incomingCount: p.client.incomingCount },
       stuck: p.monitor.stuck,
+      spillFreeBytes: this.#spillFree(p),
       shuffle: { ...p.shuffle.counts, heldShards: p.shuffle.heldShards },
       time: Date.now(),
     }
+  }
+
+  #free: { at: number; bytes: number | undefined } = { at: -Infinity, bytes: undefined }
+
+  /** At most one statfs a second: metrics go out with results every few tens of ms. */
+  #spillFree(p: Parts): number | undefined {
+    const now = performance.now()
+    if (now - this.#free.at >= 1000) this.#free = { at: now, bytes: freeBytes(p.buffer.dir) }
+    return this.#free.bytes
   }
 
   #heartbeat = () => {
@@ -168,8 +185,15 @@ export class Worker {
         return { metrics: this.metrics() }
       case 'ping':
         return {}
+      case 'acquire': {
+        const host = { store: p.buffer, client: p.client, transferLimit: p.config.transferLimit, status: () => p.monitor.status, check: () => p.monitor.check() }
+        return { ...(await acquire(host, req.from, req.keys)), metrics: this.metrics() }
+      }
+      case 'call':
+        return p.runner.callOutside(req.func, req.args)
       case 'close': {
         p.monitor.status = 'closing'
+        if (req.retired) this.#exitCode = EXIT_RETIRED
         for (const t of this.#timers) clearInterval(t)
         p.server.close()
         p.client.close()
