@@ -97,3 +97,28 @@ test('retireWorkers refuses unknown workers and retiring every worker', async (t
   const all = await t.throwsAsync(client.retireWorkers([a, b]))
   t.is((all as SpillwayError).code, 'ERR_SPILLWAY_RETIRE_FAILED')
 })
+
+test('a worker paused by unmanaged memory past pausedRestart hands its values over and is restarted; the log says paused, and why', async (t) => {
+  const lines: string[] = []
+  const error = console.error
+  console.error = (...args: unknown[]) => void lines.push(args.join(' '))
+  t.teardown(() => void (console.error = error))
+  const { client } = await cluster(t, { memoryTarget: 0.3, memorySpill: 0.4, memoryPause: 0.5, memoryTerminate: 0.98, pausedRestart: 1, silenceLogs: false })
+  const [a, b] = await addresses(client)
+  const fs = Array.from({ length: 4 }, (_, i) => client.submit(block, [8, i], { workers: [a], pure: false }))
+  await client.gather(fs)
+  const pid = client.scheduler.workers.get(a)!.pid
+  const limit = client.scheduler.workers.get(a)!.memoryLimit
+  await client.run((bytes: number) => {
+    ;(globalThis as any).hog = Buffer.alloc(bytes, 1)
+    return true
+  }, [Math.floor(limit * 0.6)], { workers: [a] })
+  await until(() => !alive(pid), 20_000, 'the paused worker to be restarted')
+  await until(() => client.scheduler.workers.size === 2, 20_000, 'its next incarnation')
+  t.deepEqual(await client.whoHas(fs), Object.fromEntries(fs.map((f) => [f.key, [b]])), 'its values moved before it went')
+  t.deepEqual(runsOf(client, fs), fs.map(() => 1), 'nothing made again')
+  t.deepEqual(((await client.gather(fs)) as Buffer[]).map(digest), fs.map((_, i) => digest(block(8, i))))
+  t.true(lines.some((l) => /Pausing worker\. Process memory: .* -- Worker memory limit/.test(l)), lines.join('\n'))
+  t.true(lines.some((l) => /unmanaged memory use is high/.test(l)))
+  t.true(lines.some((l) => new RegExp(`${a.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}.*paused for \\d+ s by memory spillway cannot spill`).test(l)))
+})

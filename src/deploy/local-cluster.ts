@@ -34,6 +34,8 @@ export interface LocalClusterOptions {
    * join, proving they hold the cluster's secret; port 0 picks one.
    */
   listen?: string
+  /** A worker paused by memory it cannot spill this long is retired and restarted (default 60 s; scheduler/paused-restart.ts). */
+  pausedRestartMs?: number
   /** A worker from elsewhere silent this long is taken as lost (default 300 s). */
   workerTtlMs?: number
   /** Certificate, key (and CA) files for a tls:// `listen` address. */
@@ -85,6 +87,7 @@ export class LocalCluster {
 
   private constructor(readonly options: LocalClusterOptions) {
     this.scheduler = new Scheduler(options.thresholds)
+    if (options.pausedRestartMs !== undefined) this.scheduler.pausedRestartMs = options.pausedRestartMs
     this.settings = clusterSettings(options)
     this.malformed = new SummaryLog(options.log, 'links closed for malformed messages')
   }
@@ -133,6 +136,7 @@ export class LocalCluster {
     this.scheduler.on('worker-responsive', (w) => log('info', `worker ${w.address} (${w.name}) answers again`))
     this.scheduler.on('worker-retiring', (w, why) => log('info', `worker ${w.address} (${w.name}) retires (${why}): moving its values to the other workers`))
     this.scheduler.on('worker-retired', (w, r) => log('info', `worker ${w.address} (${w.name}) retired: ${r.moved} value(s) moved (${formatBytes(r.movedBytes)}), ${r.handedOver} already held elsewhere, ${r.recomputed} to make again, in ${r.seconds.toFixed(1)} s`))
+    this.scheduler.on('worker-paused-restart', (w, s) => log('warn', `worker ${w.address} (${w.name}) has been paused for ${Math.round(s)} s by memory spillway cannot spill (unmanaged): moving its values to the other workers and restarting it`))
     this.scheduler.on('worker-retire-failed', (w, e) => log('warn', `${e.message}; closing it all the same, its values are made again`))
   }
 

@@ -50,6 +50,8 @@ export class Scheduler extends EventEmitter {
   peakSpillBytes = 0
   lostWorkers = 0
   thresholds: Thresholds
+  /** A worker paused by unmanaged memory this long is retired and restarted (paused-restart.ts). */
+  pausedRestartMs = 60_000
   /** Copies of scattered values, to restore them when their holder dies. */
   backup: ScatterBackup | undefined
 

@@ -126,7 +126,11 @@ export class Worker {
         this.#parts?.runner.startReady()
       },
       this.#warn,
-      { stuckTimeoutMs: config.stuckTimeoutMs, activity: () => this.#parts?.runner.counts ?? { executing: 0, done: 0, failed: 0 } },
+      {
+        stuckTimeoutMs: config.stuckTimeoutMs,
+        activity: () => this.#parts?.runner.counts ?? { executing: 0, done: 0, failed: 0 },
+        log: (level, message) => this.transport.send({ kind: 'log', level, message }),
+      },
     )
     let shuffle: ShuffleService | undefined
     const server = new DataServer({ forTransfer: (k) => buffer.getFrame(k), receive: (k, d) => shuffle!.receive(k, d) }, secret, this.#transfer, this.#warn)
