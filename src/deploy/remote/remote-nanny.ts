@@ -110,8 +110,8 @@ export class RemoteNanny {
 
   #onExit(code: number | null, signal: NodeJS.Signals | null): void {
     clearInterval(this.#watch)
-    if (this.#stopping) return this.#end({ reason: 'stopped', message: 'stopped' })
     if (code === EXIT_RETIRED) return this.#end({ reason: 'stopped', message: 'retired by the scheduler (its values moved to other workers)' })
+    if (this.#stopping) return this.#end({ reason: 'stopped', message: 'stopped' })
     if (code === EXIT_REFUSED) return this.#end({ reason: 'refused', message: 'the scheduler refused the worker (see above)' })
     if (code === EXIT_CONFIG) return this.#end({ reason: 'failed', message: `worker ${this.o.slot} cannot start (see above); starting it again would fail the same way` })
     if (this.o.schedulerFile && !existsSync(this.o.schedulerFile)) {
