@@ -14,7 +14,8 @@ const flaky = { module: join(FIX, 'esm.mjs'), name: 'flaky' }
 const double = { module: join(FIX, 'esm.mjs'), name: 'double' }
 
 let client: Client
-sharedCluster(test, (c) => (client = c), { maxMemGb: 1.5, reserveMemGb: 0.25 })
+// Two workers (the helper's default sizing), so broadcast has somewhere to copy to.
+sharedCluster(test, (c) => (client = c))
 
 const scratch = (t: { teardown(fn: () => void): void }) => {
   const dir = mkdtempSync(join(tmpdir(), 'spillway-futures-client-'))
@@ -230,22 +231,15 @@ test('scatter: an array gives a Future per element, a plain object one value unl
   await t.throwsAsync(() => client.scatter([1, a]), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /values\[1\]/ })
 })
 
-const canReplicate = typeof (client_scheduler_proto() as any).replicate === 'function'
-function client_scheduler_proto(): object {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require('../src/scheduler/scheduler').Scheduler.prototype
-}
-if (canReplicate) {
-  test('scatter broadcast: the value is held on every worker', async (t) => {
-    const f = await client.scatter(Buffer.alloc(1024, 1), { broadcast: true })
-    const r = client.scheduler.tasks.get(f.key)!
-    const holders = new Set([r.worker, ...(r.replicas ?? [])].map((w) => w?.address))
-    t.is(holders.size, client.scheduler.workers.size)
-    t.is(await client.submit((b: Buffer) => b.length, [f]).result(), 1024)
-  })
-} else {
-  test.todo('scatter broadcast: the value is held on every worker (needs Scheduler.replicate)')
-  test('scatter broadcast is refused, naming options.broadcast, while the scheduler cannot replicate', async (t) => {
-    await t.throwsAsync(() => client.scatter(1, { broadcast: true }), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /options\.broadcast/ })
-  })
-}
+test('scatter broadcast: the value is held on every worker; each element of an array is', async (t) => {
+  await client.waitForWorkers(2)
+  const f = await client.scatter(Buffer.alloc(1024, 1), { broadcast: true })
+  const r = client.scheduler.tasks.get(f.key)!
+  const holders = new Set([r.worker, ...(r.replicas ?? [])].map((w) => w?.address))
+  t.is(holders.size, 2)
+  t.is(await client.submit((b: Buffer) => b.length, [f]).result(), 1024)
+  const plain = await client.scatter(Buffer.alloc(1024, 2))
+  t.is(client.scheduler.tasks.get(plain.key)!.replicas?.size ?? 0, 0, 'no copies without broadcast')
+  for (const part of await client.scatter([1, 2], { broadcast: true, hash: false })) t.is(client.scheduler.tasks.get(part.key)!.replicas?.size, 1)
+  await t.throwsAsync(() => client.scatter(2, { broadcast: true, workers: ['worker-0'] }), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /options\.workers/ })
+})

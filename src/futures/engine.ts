@@ -18,6 +18,7 @@ import { decodeValue, encodeValue } from '../wire/values'
 import { unsendable } from '../wire/cloneable'
 import { holdUntilDone } from './fire-and-forget'
 import { retryErred } from './retry'
+import { replicate } from '../scheduler/rebalance'
 import { callsOf } from './map-calls'
 import { gatherErrors, type GatherOptions } from './gather-options'
 import { scatterOptionProblems, scatterShaped, type ScatterOptions } from './scatter-options'
@@ -230,13 +231,11 @@ export class FutureEngine implements FutureOwner {
   async scatter(value: unknown, options: ScatterOptions = {}): Promise<unknown> {
     this.check()
     const problems = scatterOptionProblems(options)
-    const replicate = (this.scheduler as { replicate?: (keys: string[], n: number) => unknown }).replicate
-    // Until the scheduler can place copies (Scheduler.replicate), a broadcast is refused rather than quietly left to one worker.
-    if (options?.broadcast && typeof replicate !== 'function') problems.push({ field: 'options.broadcast', value: true, allowed: 'false: this scheduler cannot place copies on every worker yet' })
     if (problems.length) throw new ArgumentError(problems, 'scatter options')
     return scatterShaped(value, options, async (part, field) => {
       const f = await this.#scatterOne(part, field, options)
-      if (options.broadcast) await replicate!.call(this.scheduler, [f.key], this.scheduler.workers.size)
+      // Dask's broadcast: as many copies as there are workers (replicate counts the holder's own).
+      if (options.broadcast) await replicate(this.scheduler, [this.scheduler.record(f.key)], this.scheduler.workers.size)
       return f
     })
   }
