@@ -13,9 +13,15 @@ import { describeFunction, functionLabel, type FnDesc, type TaskFunction } from 
 import { Future, Share, type FutureOwner } from './future'
 import { checkKeys } from '../wire/keys'
 import { scatterTooLarge } from './scatter-limit'
-import { extract, place } from '../wire/nesting'
+import { dropAt, extract, place } from '../wire/nesting'
 import { decodeValue, encodeValue } from '../wire/values'
 import { unsendable } from '../wire/cloneable'
+import { holdUntilDone } from './fire-and-forget'
+import { retryErred } from './retry'
+import { replicate } from '../scheduler/rebalance'
+import { callsOf } from './map-calls'
+import { gatherErrors, type GatherOptions } from './gather-options'
+import { scatterOptionProblems, scatterShaped, type ScatterOptions } from './scatter-options'
 
 export interface SubmitOptions {
   /** The task's key; by default made from the function's name and a hash (pure) or a random id. */
@@ -31,26 +37,27 @@ export interface SubmitOptions {
 }
 
 export interface MapOptions extends Omit<SubmitOptions, 'key'> {
-  /** One key per item. */
+  /** One key per call. */
   key?: string[]
-}
-
-export interface ScatterOptions {
-  workers?: string[]
+  /** Hands the tasks to the scheduler this many at a time (Dask's batch_size); the keys and results are the same. Default: all at once. */
+  batchSize?: number
 }
 
 const SUBMIT_OPTIONS = new Set(['key', 'pure', 'retries', 'priority', 'workers'])
+const MAP_OPTIONS = new Set([...SUBMIT_OPTIONS, 'batchSize'])
 
 function optionProblems(o: unknown, what: 'submit' | 'map', n = 0): ConfigProblem[] {
   if (o === undefined) return []
-  if (o === null || typeof o !== 'object' || Array.isArray(o)) return [{ field: 'options', value: o, allowed: `an object { ${[...SUBMIT_OPTIONS].join(', ')} }` }]
+  const known = what === 'map' ? MAP_OPTIONS : SUBMIT_OPTIONS
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) return [{ field: 'options', value: o, allowed: `an object { ${[...known].join(', ')} }` }]
   const p: ConfigProblem[] = []
   const opts = o as Record<string, unknown>
-  for (const k of Object.keys(opts)) if (!SUBMIT_OPTIONS.has(k)) p.push({ field: `options.${k}`, value: opts[k], allowed: `one of ${[...SUBMIT_OPTIONS].join(', ')}` })
+  for (const k of Object.keys(opts)) if (!known.has(k)) p.push({ field: `options.${k}`, value: opts[k], allowed: `one of ${[...known].join(', ')}` })
   if (what === 'submit' && opts.key !== undefined && (typeof opts.key !== 'string' || opts.key.length === 0)) p.push({ field: 'options.key', value: opts.key, allowed: 'a non-empty string' })
   if (what === 'map' && opts.key !== undefined && (!Array.isArray(opts.key) || opts.key.length !== n || !opts.key.every((k) => typeof k === 'string' && k.length > 0))) {
-    p.push({ field: 'options.key', value: opts.key, allowed: `an array of ${n} non-empty strings, one per item` })
+    p.push({ field: 'options.key', value: opts.key, allowed: `an array of ${n} non-empty strings, one per call` })
   }
+  if (opts.batchSize !== undefined && !(Number.isSafeInteger(opts.batchSize) && (opts.batchSize as number) >= 1)) p.push({ field: 'options.batchSize', value: opts.batchSize, allowed: 'a whole number ≥ 1' })
   if (opts.pure !== undefined && typeof opts.pure !== 'boolean') p.push({ field: 'options.pure', value: opts.pure, allowed: 'true or false' })
   if (opts.retries !== undefined && !(Number.isSafeInteger(opts.retries) && (opts.retries as number) >= 0)) p.push({ field: 'options.retries', value: opts.retries, allowed: 'a whole number ≥ 0' })
   if (opts.priority !== undefined && !(typeof opts.priority === 'number' && Number.isFinite(opts.priority))) p.push({ field: 'options.priority', value: opts.priority, allowed: 'a finite number' })
@@ -138,12 +145,15 @@ export class FutureEngine implements FutureOwner {
   #isOurs = (v: unknown): v is Future => v instanceof Future
 
   /** Futures in `args`, checked to be this client's and still held. */
-  #inputs(value: unknown, field: string) {
+  #inputs(value: unknown, field: string, cancelledOk = false) {
     const found = extract(value, this.#isOurs)
     for (const { item, path } of found.slots) {
       const at = `${field}${path.map((p) => `[${JSON.stringify(p)}]`).join('')}`
       // As Dask: work on a Future this client cancelled fails with the cancel itself.
-      if (item.owner === this && item.cancelledError) throw item.cancelledError
+      if (item.owner === this && item.cancelledError) {
+        if (cancelledOk) continue
+        throw item.cancelledError
+      }
       if (item.owner !== this) throw new ArgumentError([{ field: at, value: item.key, allowed: 'a Future of this client (Futures do not move between clients)' }], 'task arguments')
       if (item.released || !this.scheduler.tasks.has(item.key)) throw new ArgumentError([{ field: at, value: item.key, allowed: 'a Future that is still held (this one was released)' }], 'task arguments')
     }
@@ -199,30 +209,43 @@ export class FutureEngine implements FutureOwner {
     return new Future(t.key, this)
   }
 
-  map(fn: TaskFunction, items: Iterable<unknown>, options: MapOptions = {}): Future[] {
+  /** One task per call of `iterables` (one iterable: `fn(item)`; several: zipped, `fn(a, b, …)`). */
+  map(fn: TaskFunction, iterables: unknown[], options: MapOptions = {}): Future[] {
     this.check()
     const desc = describeFunction(fn)
-    if (items === null || typeof (items as any)?.[Symbol.iterator] !== 'function' || typeof items === 'string') {
-      throw new ArgumentError([{ field: 'items', value: items, allowed: 'an array or other iterable of items, one task each' }], 'map arguments')
-    }
-    const list = [...items]
-    const problems = optionProblems(options, 'map', list.length)
+    const calls = callsOf(iterables)
+    const problems = optionProblems(options, 'map', calls.length)
     if (problems.length) throw new ArgumentError(problems, 'map options')
     const pure = options.pure ?? desc.kind === 'module'
-    const subs = list.map((item, i) => this.#submission(desc, [item], options, options.key?.[i], pure, `items[${i}]`, true))
-    checkKeys(subs.map((sub, i) => ({ key: sub.key, field: options.key ? `options.key[${i}]` : `key of items[${i}] (made from the function name)` })), 'map options')
-    return this.scheduler.submit(subs).map((t) => new Future(t.key, this))
+    const one = iterables.length === 1
+    // One iterable names the item (`items[i]`), as map always has; several name the call (`calls[i][j]`: its argument j).
+    const subs = calls.map((args, i) => this.#submission(desc, args, options, options.key?.[i], pure, one ? `items[${i}]` : `calls[${i}]`, one))
+    checkKeys(subs.map((sub, i) => ({ key: sub.key, field: options.key ? `options.key[${i}]` : `key of ${one ? 'items' : 'calls'}[${i}] (made from the function name)` })), 'map options')
+    const size = options.batchSize ?? Math.max(1, subs.length)
+    const out: Future[] = []
+    for (let i = 0; i < subs.length; i += size) for (const t of this.scheduler.submit(subs.slice(i, i + size))) out.push(new Future(t.key, this))
+    return out
   }
 
-  async scatter(value: unknown, options: ScatterOptions = {}): Promise<Future> {
+  /** Dask's scatter: see scatter-options.ts for the shapes; each part's Future is finished when this resolves. */
+  async scatter(value: unknown, options: ScatterOptions = {}): Promise<unknown> {
     this.check()
-    if (value instanceof Future) throw new ArgumentError([{ field: 'value', value: value.key, allowed: 'data, not a Future (it is already on the cluster)' }], 'scatter arguments')
-    const problems = optionProblems({ workers: options?.workers }, 'submit')
+    const problems = scatterOptionProblems(options)
     if (problems.length) throw new ArgumentError(problems, 'scatter options')
+    return scatterShaped(value, options, async (part, field) => {
+      const f = await this.#scatterOne(part, field, options)
+      // Dask's broadcast: as many copies as there are workers (replicate counts the holder's own).
+      if (options.broadcast) await replicate(this.scheduler, [this.scheduler.record(f.key)], this.scheduler.workers.size)
+      return f
+    })
+  }
+
+  async #scatterOne(value: unknown, field: string, options: ScatterOptions): Promise<Future> {
+    if (value instanceof Future) throw new ArgumentError([{ field, value: value.key, allowed: 'data, not a Future (it is already on the cluster)' }], 'scatter arguments')
     const { bytes, format } = encodeValue(value)
     const tooLarge = scatterTooLarge(bytes.length, this.scheduler.workers.values(), options.workers)
     if (tooLarge) throw tooLarge
-    const key = `scatter-${createHash('sha256').update(format).update(bytes).digest('hex').slice(0, 32)}`
+    const key = options.hash === false ? `scatter-${randomUUID()}` : `scatter-${createHash('sha256').update(format).update(bytes).digest('hex').slice(0, 32)}`
     // The backup copies the bytes, so the caller may reuse its buffer once this resolves.
     const t = await this.scheduler.scatter(key, bytes, format, options)
     const f = new Future(t.key, this)
@@ -283,16 +306,28 @@ export class FutureEngine implements FutureOwner {
     return out
   }
 
-  /** `nested` with each Future replaced by its value, fetched in parallel. */
-  async gather(nested: unknown): Promise<unknown> {
+  /** `nested` with each Future replaced by its value, fetched in parallel; with errors 'skip', failed ones left out. */
+  async gather(nested: unknown, options?: GatherOptions): Promise<unknown> {
     this.check()
-    const { value, slots } = this.#inputs(nested, 'futures')
-    const keys = [...new Set(slots.map((s) => s.item.key))]
+    const skip = gatherErrors(options) === 'skip'
+    const { value, slots } = this.#inputs(nested, 'futures', skip)
+    if (skip) await this.unlessClosed(Promise.all(slots.map((s) => s.item.settled())))
+    const failed = (f: Future) => skip && (f.status === 'error' || f.status === 'cancelled')
+    const kept = slots.filter((s) => !failed(s.item))
+    const keys = [...new Set(kept.map((s) => s.item.key))]
     const got = await this.unlessClosed(this.#holding(keys, () => this.#fetchMany(keys)))
-    const values = slots.map((s) => got.get(s.item.key))
     let out = value
-    slots.forEach((s, i) => (out = place(out, s.path, values[i])))
-    return out
+    for (const s of kept) out = place(out, s.path, got.get(s.item.key))
+    return kept.length === slots.length ? out : dropAt(out, slots.filter((s) => failed(s.item)).map((s) => s.path))
+  }
+
+  holdUntilDone(key: string): void {
+    if (!this.scheduler.closed) holdUntilDone(this.scheduler, key)
+  }
+
+  retry(keys: string[]): void {
+    this.check()
+    retryErred(this.scheduler, keys)
   }
 
   close(): void {
