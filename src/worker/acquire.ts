@@ -1,9 +1,10 @@
 // Values copied in from a peer (retirement, rebalance, replicate): fetched
 // over the data socket as the peer holds them (a spilled value as its
 // compressed frame) and stored here, where they count against this worker's
-// limits and spill as its own do. A batch is at most the transfer cap, and a
-// worker that pauses stops taking more: what it holds is then over its limit
-// already, and the scheduler sends the rest elsewhere.
+// limits and spill as its own do. Batches of at most the transfer cap; the
+// next batch is fetched while the last one is stored, so the socket and the
+// store work at once. A worker that pauses stops taking more: what it holds
+// is then over its limit already, and the scheduler sends the rest elsewhere.
 
 import type { DataClient } from '../comm/data-client'
 import type { AcquireResult, WorkerStatus } from '../wire/protocol'
@@ -19,43 +20,48 @@ export interface AcquireHost {
   check(): void
 }
 
+type Fetched = Map<string, Buffer | undefined> | 'unreachable'
+
 export async function acquire(host: AcquireHost, from: string, keys: Array<{ key: string; nbytes: number }>): Promise<Omit<AcquireResult, 'metrics'>> {
   const got: string[] = []
   const missing: string[] = []
-  let i = 0
-  while (i < keys.length) {
-    host.check()
-    if (host.status() === 'paused') break
-    const batch: string[] = []
-    let bytes = 0
-    // One value larger than the cap still comes, alone.
-    while (i < keys.length && (batch.length === 0 || bytes + keys[i].nbytes <= host.transferLimit)) {
-      const { key, nbytes } = keys[i++]
-      if (host.store.has(key)) got.push(key)
-      else {
-        batch.push(key)
-        bytes += nbytes
-      }
-    }
-    if (!batch.length) continue
-    let values: Map<string, Buffer | undefined>
-    try {
-      values = await host.client.fetch(from, batch)
-    } catch {
-      // The peer is gone or unreachable: nothing more can come from it.
-      missing.push(...batch, ...keys.slice(i).map((k) => k.key))
-      i = keys.length
-      break
-    }
-    for (const key of batch) {
-      const v = values.get(key)
-      if (!v) {
-        missing.push(key)
-        continue
-      }
-      await host.store.set(key, v)
+  const batches: string[][] = []
+  let bytes = 0
+  for (const { key, nbytes } of keys) {
+    if (host.store.has(key)) {
       got.push(key)
+      continue
     }
+    // One value larger than the cap still comes, alone.
+    if (!batches.length || (bytes + nbytes > host.transferLimit && batches[batches.length - 1].length)) {
+      batches.push([])
+      bytes = 0
+    }
+    batches[batches.length - 1].push(key)
+    bytes += nbytes
   }
-  return { got, missing, refused: keys.slice(i).map((k) => k.key) }
+  const fetch = (batch: string[]): Promise<Fetched> => host.client.fetch(from, batch).catch(() => 'unreachable' as const)
+  let next = batches.length ? fetch(batches[0]) : undefined
+  let i = 0
+  for (; i < batches.length; i++) {
+    const values = await next!
+    if (values === 'unreachable') {
+      // The peer is gone: nothing more can come from it.
+      for (const b of batches.slice(i)) missing.push(...b)
+      return { got, missing, refused: [] }
+    }
+    host.check()
+    next = i + 1 < batches.length && host.status() !== 'paused' ? fetch(batches[i + 1]) : undefined
+    for (const key of batches[i]) {
+      const v = values.get(key)
+      if (!v) missing.push(key)
+      else {
+        await host.store.set(key, v)
+        got.push(key)
+      }
+    }
+    values.clear()
+    if (!next) break
+  }
+  return { got, missing, refused: batches.slice(i + 1).flat() }
 }
