@@ -42,6 +42,11 @@ export async function copyValues(host: CopyHost, from: WorkerHandle, to: WorkerH
   return out
 }
 
+/** Unmanaged: even with every managed value in memory spilled, the process would stay past `pause`. */
+export function pausedByUnmanaged(m: WorkerMetrics, memoryLimit: number): boolean {
+  return m.status === 'paused' && m.rss - m.memoryBytes > m.thresholds.pause * memoryLimit
+}
+
 /**
  * Bytes a worker can still take in: memory up to its pause threshold, plus
  * room on its spill disk where it can spill (its last heartbeat's figures).

@@ -9,6 +9,7 @@
 
 import type { WorkerMetrics } from '../wire/protocol'
 import { retireWorkers, type RetireHost } from './retire'
+import { pausedByUnmanaged } from './copy-values'
 import type { WorkerHandle } from './state'
 
 /** What this needs of the scheduler. */
@@ -16,10 +17,6 @@ export interface PausedRestartHost extends RetireHost {
   readonly pausedRestartMs: number
 }
 
-/** Unmanaged: even with every managed value in memory spilled, the process would stay past `pause`. */
-export function pausedByUnmanaged(m: WorkerMetrics, memoryLimit: number): boolean {
-  return m.status === 'paused' && m.rss - m.memoryBytes > m.thresholds.pause * memoryLimit
-}
 
 export function watchPaused(host: PausedRestartHost, w: WorkerHandle, m: WorkerMetrics, now = Date.now()): void {
   if (!pausedByUnmanaged(m, w.memoryLimit)) {

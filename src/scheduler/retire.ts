@@ -11,7 +11,7 @@
 import { SpillwayError } from '../base/errors'
 import { formatBytes } from '../base/units'
 import type { Thresholds } from '../wire/protocol'
-import { copyValues, roomOn, type CopyHost, type CopyOutcome } from './copy-values'
+import { copyValues, pausedByUnmanaged, roomOn, type CopyHost, type CopyOutcome } from './copy-values'
 import { dropReplica, moveHolder } from './replicas'
 import type { TaskRecord, WorkerHandle } from './state'
 
@@ -46,6 +46,8 @@ export interface RetireReport {
 }
 
 const POLL_MS = 25
+/** How long a retirement waits for paused receivers that can spill their way back (no progress meanwhile) before it gives up. */
+export const RECEIVER_WAIT_MS = 30_000
 
 export async function retireWorkers(host: RetireHost, targets: WorkerHandle[], options: RetireOptions = {}): Promise<RetireReport[]> {
   const { closeWorkers = true, drainMs = 30_000 } = options
@@ -91,6 +93,7 @@ async function moveAway(host: RetireHost, w: WorkerHandle, receivers: () => Work
   const report: RetireReport = { address: w.address, name: w.name, moved: 0, movedBytes: 0, handedOver: 0, recomputed: 0, seconds: 0 }
   const deadline = Date.now() + drainMs
   const full = new Set<WorkerHandle>()
+  let waitUntil = Date.now() + RECEIVER_WAIT_MS
   while (w.alive) {
     // Its copies of values held elsewhere are simply let go of.
     for (const t of [...w.replicas]) {
@@ -107,6 +110,12 @@ async function moveAway(host: RetireHost, w: WorkerHandle, receivers: () => Work
         report.handedOver++
       } else pending.push(t)
     }
+    if (pending.length && !open.length && Date.now() < waitUntil && receivers().some(mayResume)) {
+      // Paused by values it is spilling (it took many at once): it runs again soon.
+      full.clear()
+      await new Promise((r) => setTimeout(r, 4 * POLL_MS))
+      continue
+    }
     if (pending.length) {
       const plan = assign(pending, open, host.thresholds.pause)
       if ('short' in plan) throw cannotRetire(w, pending, open, plan.short)
@@ -115,6 +124,7 @@ async function moveAway(host: RetireHost, w: WorkerHandle, receivers: () => Work
       )
       ;[...plan.to.keys()].forEach((r, i) => {
         const o = outcomes[i]
+        if (o.copied.length) waitUntil = Date.now() + RECEIVER_WAIT_MS
         for (const t of o.copied) {
           if (t.worker !== w) continue
           moveHolder(host, t, r)
@@ -136,6 +146,11 @@ async function moveAway(host: RetireHost, w: WorkerHandle, receivers: () => Work
   }
   report.seconds = (performance.now() - started) / 1000
   return report
+}
+
+/** A paused worker that is not stuck and holds memory it can spill: it will take values again. */
+function mayResume(r: WorkerHandle): boolean {
+  return r.status === 'paused' && !r.stuck && r.metrics !== undefined && !pausedByUnmanaged(r.metrics, r.memoryLimit)
 }
 
 /** Largest values first, each to the receiver with the most room left; `short` when they do not fit. */
