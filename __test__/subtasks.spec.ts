@@ -3,6 +3,7 @@
 // slot back, so recursion cannot deadlock; what a task holds is let go of
 // when it ends or dies.
 import test from 'ava'
+import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -68,6 +69,10 @@ test.serial('a worker killed while its task waits on sub-tasks: the task runs ag
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const marker = join(dir, 'waiting')
   const first = worker()
+  // With its only worker dead, nothing else keeps this process's event loop
+  // alive until the nanny's (unref'd) restart timer fires.
+  const keepAlive = setInterval(() => {}, 1000)
+  t.teardown(() => clearInterval(keepAlive))
   const f = client.submit(fx('waitsOnSleeper'), [marker, 1500])
   await until(() => existsSync(marker), 20_000, 'the task to wait on its sub-task')
   t.is(Number(readFileSync(marker, 'utf8')), first.pid)
@@ -114,4 +119,23 @@ test('a malformed call is answered with the coded error and the link is kept; a 
   t.like(sent.find((m) => m.id === 3), { kind: 'answer', ok: true, result: 'handled done' })
   t.false(dropped)
   t.false(rpc.closed)
+})
+
+test.serial('over TCP: a worker that joined from elsewhere (spillway worker) runs the recursive fib on its one thread', async (t) => {
+  t.timeout(2 * 60_000)
+  const dir = mkdtempSync(join(tmpdir(), 'spillway-subtask-tcp-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'scheduler.json')
+  const r = await setupClient({ workloadType: 'cpu', maxWorkers: 1, maxMemGb: 1.5, reserveMemGb: 0.5, dashboard: false, silenceLogs: true, schedulerFile: file, localWorkers: 0 } as any)
+  t.teardown(async () => {
+    await r.client.close()
+    await r.cluster.close()
+  })
+  const args = ['worker', '--scheduler-file', file, '--nworkers', '1', '--threads-per-worker', '1', '--max-mem-gb', '1.5', '--reserve-mem-gb', '0.5', '--temp-base-dir', dir]
+  const child = spawn(process.execPath, [join(__dirname, '..', 'bin', 'spillway.js'), ...args], { stdio: 'ignore' })
+  t.teardown(() => void child.kill('SIGKILL'))
+  await r.client.waitForWorkers(1, { timeout: 60_000 })
+  t.deepEqual(Object.values(r.client.nthreads()), [1])
+  t.regex(Object.keys(r.client.nthreads())[0], /^tcp:/)
+  t.is(await r.client.submit(fx('fib'), [12]).result(), 144)
 })
