@@ -4,12 +4,12 @@
 // crashed scheduler leaves no workers.
 
 import { join } from 'node:path'
-import { SpillwayError, WorkerStuckError } from '../base/errors'
+import { SpillwayError } from '../base/errors'
 import { native } from '../native/binding'
 import { SpillBuffer } from '../native/spill-buffer'
 import { DataClient } from '../comm/data-client'
 import { UNREADABLE_CODES } from '../wire/protocol'
-import type { ErrorPayload, ReduceManyResult, Request, SchedulerToWorker, WorkerMetrics, WorkerStart, WorkerToScheduler } from '../wire/protocol'
+import type { ReduceManyResult, Request, SchedulerToWorker, WorkerMetrics, WorkerStart, WorkerToScheduler } from '../wire/protocol'
 import type { Transport } from '../comm/transport'
 import { errorPayload } from '../comm/rpc'
 import { DataServer, type TransferCounts } from './data-server'
