@@ -47,6 +47,8 @@ export interface RpcHandlers {
   heartbeat(m: WorkerMetrics): void
   log(level: string, message: string): void
   closed(): void
+  /** The worker asks to leave (its lifetime is up). */
+  retire?(reason: string): void
   /** A message of the wrong shape arrived; the link is being closed. */
   invalid?(error: SpillwayError): void
 }
@@ -92,6 +94,7 @@ export class WorkerRpc {
       }
       if (msg.kind === 'heartbeat') handlers.heartbeat(msg.metrics)
       else if (msg.kind === 'log') handlers.log(msg.level, msg.message)
+      else if (msg.kind === 'retire') handlers.retire?.(msg.reason)
       else if (msg.kind === 'call') this.#answer(msg.id, msg.call)
       else if (msg.kind === 'reply') {
         const p = this.#pending.get(msg.id)

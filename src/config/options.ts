@@ -96,6 +96,12 @@ export const OPTIONS = {
   silenceLogs: option({ kind: 'boolean', default: false, doc: 'no configuration summary, warnings or progress bars' }),
   threadsPerWorker: option({ kind: 'integer', check: positiveInt(''), doc: 'threads per worker, instead of the workload type’s choice' }),
   stuckTimeout: option({ kind: 'number', default: 30, check: positiveSeconds(30), doc: 'seconds a paused worker that cannot spill may go without progress before the work it holds up fails (default 30)' }),
+  pausedRestart: option({
+    kind: 'number',
+    default: 60,
+    check: positiveSeconds(60),
+    doc: 'seconds a worker may stay paused by memory spillway cannot spill (a task’s own, a leak) before its values move to the other workers and it is restarted (default 60; Dask leaves it paused)',
+  }),
   schedulerFile: option({ kind: 'string', check: nonEmpty('a file path'), doc: 'write a scheduler file (and FILE.secret, both 0600) for `spillway worker --scheduler-file` on other nodes' }),
   schedulerAddress: option({
     kind: 'string',

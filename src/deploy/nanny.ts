@@ -72,6 +72,8 @@ export class Nanny {
   #closing = false
   readonly #crashes = crashBackoff()
   #gaveUp = false
+  /** Set by restartWorker(): the next exit is asked for, not a crash. */
+  #restartAsked = false
   restarts = 0
   kills = 0
 
@@ -120,6 +122,7 @@ export class Nanny {
     const rpc = new WorkerRpc(address, transport, {
       heartbeat: (m: WorkerMetrics) => handle && this.scheduler.onHeartbeat(handle, m),
       log: (level, message) => this.opts.log?.(level, `${address}: ${message}`),
+      retire: (reason) => handle && this.scheduler.retireAsked(handle, reason),
       // The channel closes just before 'exit' fires: nothing more is sent to
       // the worker, but it is removed with its exit status (a task that
       // called process.exit is then named as such, not as a memory kill),
@@ -134,6 +137,8 @@ export class Nanny {
     })
     handle = new WorkerHandle(address, name, this.opts.nthreads, this.opts.memoryLimit, rpc)
     handle.pid = child.pid ?? 0
+    // Retired: stopped for good, no next incarnation.
+    handle.close = () => this.close()
     handle.restart = (why) => {
       this.opts.log?.('warn', `${address}: ${why}`)
       child.kill('SIGKILL')
@@ -181,7 +186,9 @@ export class Nanny {
     // One that died while starting is started again by start().
     if (this.#closing || this.scheduler.closed || !ready) return
     const why = signal ? `killed by ${signal}` : `exited with code ${code}`
-    const delay = this.restarts >= MAX_RESTARTS ? 'give-up' : this.#crashes.next(Date.now() - handle.startedAt)
+    const asked = this.#restartAsked
+    this.#restartAsked = false
+    const delay = asked ? 0 : this.restarts >= MAX_RESTARTS ? 'give-up' : this.#crashes.next(Date.now() - handle.startedAt)
     if (delay === 'give-up') return this.#giveUp(`${handle.name} died ${this.restarts >= MAX_RESTARTS ? `after ${MAX_RESTARTS} restarts` : `${this.#crashes.count} times in a row soon after starting`} (last: ${why}); not starting it again`)
     if (delay > 0) this.opts.log?.('warn', `${handle.name} ${why}; starting it again in ${(delay / 1000).toFixed(1)} s`)
     this.restarts++
@@ -190,6 +197,23 @@ export class Nanny {
       this.start().catch((e) => this.#giveUp(`restart of ${handle.name} failed: ${e.message}`))
     }, delay)
     timer.unref()
+  }
+
+  /** Kills the worker and starts a fresh one at once (client.restart()); resolves once the new one is registered. */
+  async restartWorker(): Promise<void> {
+    const old = this.#handle
+    if (this.#closing || this.#gaveUp || !old?.alive || !this.#child) return
+    const back = new Promise<void>((resolve) => {
+      const added = (w: WorkerHandle) => {
+        if (w.name !== old.name || w === old) return
+        this.scheduler.off('worker-added', added)
+        resolve()
+      }
+      this.scheduler.on('worker-added', added)
+    })
+    this.#restartAsked = true
+    this.#child.kill('SIGKILL')
+    await back
   }
 
   /** Stops for good, saying so: work only this worker could run fails with a coded error. */

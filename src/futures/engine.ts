@@ -11,9 +11,14 @@ import type { TaskFunction } from '../wire/functions'
 import { Future, Share, type FutureOwner } from './future'
 import { scatterTooLarge } from './scatter-limit'
 import { decodeValue, encodeValue } from '../wire/values'
-import { gatherPlan, mapTasks, optionProblems, submitTask, type MapOptions, type ScatterOptions, type SubmitOptions, type Submitter } from './submission'
+import { holdUntilDone } from './fire-and-forget'
+import { retryErred } from './retry'
+import { replicate } from '../scheduler/rebalance'
+import { gatherErrors, type GatherOptions } from './gather-options'
+import { scatterOptionProblems, scatterShaped, type ScatterOptions } from './scatter-options'
+import { gatherPlan, mapTasks, submitTask, type MapOptions, type SubmitOptions, type Submitter } from './submission'
 
-export type { SubmitOptions, MapOptions, ScatterOptions } from './submission'
+export type { SubmitOptions, MapOptions } from './submission'
 
 function cancelledError(key: string): SpillwayError {
   return new SpillwayError('ERR_SPILLWAY_CANCELLED', `task ${JSON.stringify(key)} was cancelled`, { key })
@@ -101,21 +106,35 @@ export class FutureEngine implements FutureOwner, Submitter {
     return new Future(t.key, this)
   }
 
-  map(fn: TaskFunction, items: Iterable<unknown>, options: MapOptions = {}): Future[] {
+  /** One task per call of `iterables` (one iterable: `fn(item)`; several: zipped, `fn(a, b, …)`). */
+  map(fn: TaskFunction, iterables: unknown[], options: MapOptions = {}): Future[] {
     this.check()
-    const subs = mapTasks(this, fn, items, options)
-    return this.scheduler.submit(subs.map((s) => ({ ...s, expectedBytes: 1 }))).map((t) => new Future(t.key, this))
+    const subs = mapTasks(this, fn, iterables, options).map((s) => ({ ...s, expectedBytes: 1 }))
+    const size = options.batchSize ?? Math.max(1, subs.length)
+    const out: Future[] = []
+    for (let i = 0; i < subs.length; i += size) for (const t of this.scheduler.submit(subs.slice(i, i + size))) out.push(new Future(t.key, this))
+    return out
   }
 
-  async scatter(value: unknown, options: ScatterOptions = {}): Promise<Future> {
+  /** Dask's scatter: see scatter-options.ts for the shapes; each part's Future is finished when this resolves. */
+  async scatter(value: unknown, options: ScatterOptions = {}): Promise<unknown> {
     this.check()
-    if (value instanceof Future) throw new ArgumentError([{ field: 'value', value: value.key, allowed: 'data, not a Future (it is already on the cluster)' }], 'scatter arguments')
-    const problems = optionProblems({ workers: options?.workers }, 'submit')
+    const problems = scatterOptionProblems(options)
     if (problems.length) throw new ArgumentError(problems, 'scatter options')
+    return scatterShaped(value, options, async (part, field) => {
+      const f = await this.#scatterOne(part, field, options)
+      // Dask's broadcast: as many copies as there are workers (replicate counts the holder's own).
+      if (options.broadcast) await replicate(this.scheduler, [this.scheduler.record(f.key)], this.scheduler.workers.size)
+      return f
+    })
+  }
+
+  async #scatterOne(value: unknown, field: string, options: ScatterOptions): Promise<Future> {
+    if (value instanceof Future) throw new ArgumentError([{ field, value: value.key, allowed: 'data, not a Future (it is already on the cluster)' }], 'scatter arguments')
     const { bytes, format } = encodeValue(value)
     const tooLarge = scatterTooLarge(bytes.length, this.scheduler.workers.values(), options.workers)
     if (tooLarge) throw tooLarge
-    const key = `scatter-${createHash('sha256').update(format).update(bytes).digest('hex').slice(0, 32)}`
+    const key = options.hash === false ? `scatter-${randomUUID()}` : `scatter-${createHash('sha256').update(format).update(bytes).digest('hex').slice(0, 32)}`
     // The backup copies the bytes, so the caller may reuse its buffer once this resolves.
     const t = await this.scheduler.scatter(key, bytes, format, options)
     const f = new Future(t.key, this)
@@ -176,11 +195,20 @@ export class FutureEngine implements FutureOwner, Submitter {
     return out
   }
 
-  /** `nested` with each Future replaced by its value, fetched in parallel. */
-  async gather(nested: unknown): Promise<unknown> {
+  /** `nested` with each Future replaced by its value, fetched in parallel; with errors 'skip', failed ones left out. */
+  async gather(nested: unknown, options?: GatherOptions): Promise<unknown> {
     this.check()
-    const plan = gatherPlan(this, nested)
+    const plan = await gatherPlan(this, nested, gatherErrors(options) === 'skip')
     return plan.fill(await this.unlessClosed(this.#holding(plan.keys, () => this.#fetchMany(plan.keys))))
+  }
+
+  holdUntilDone(key: string): void {
+    if (!this.scheduler.closed) holdUntilDone(this.scheduler, key)
+  }
+
+  retry(keys: string[]): void {
+    this.check()
+    retryErred(this.scheduler, keys)
   }
 
   close(): void {

@@ -9,10 +9,11 @@ import { serialize } from 'node:v8'
 import { ArgumentError, type ConfigProblem } from '../base/errors'
 import { describeFunction, functionLabel, type FnDesc, type TaskFunction } from '../wire/functions'
 import { checkKeys } from '../wire/keys'
-import { extract, place, type Slot } from '../wire/nesting'
+import { dropAt, extract, place, type Slot } from '../wire/nesting'
 import type { DepRef, SubTask } from '../wire/protocol'
 import { unsendable } from '../wire/cloneable'
 import { Future, type FutureOwner } from './future'
+import { callsOf } from './map-calls'
 
 export interface SubmitOptions {
   /** The task's key; by default made from the function's name and a hash (pure) or a random id. */
@@ -28,26 +29,27 @@ export interface SubmitOptions {
 }
 
 export interface MapOptions extends Omit<SubmitOptions, 'key'> {
-  /** One key per item. */
+  /** One key per call. */
   key?: string[]
-}
-
-export interface ScatterOptions {
-  workers?: string[]
+  /** Hands the tasks to the scheduler this many at a time (Dask's batch_size); the keys and results are the same. Default: all at once. */
+  batchSize?: number
 }
 
 const SUBMIT_OPTIONS = new Set(['key', 'pure', 'retries', 'priority', 'workers'])
+const MAP_OPTIONS = new Set([...SUBMIT_OPTIONS, 'batchSize'])
 
 export function optionProblems(o: unknown, what: 'submit' | 'map', n = 0): ConfigProblem[] {
   if (o === undefined) return []
-  if (o === null || typeof o !== 'object' || Array.isArray(o)) return [{ field: 'options', value: o, allowed: `an object { ${[...SUBMIT_OPTIONS].join(', ')} }` }]
+  const known = what === 'map' ? MAP_OPTIONS : SUBMIT_OPTIONS
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) return [{ field: 'options', value: o, allowed: `an object { ${[...known].join(', ')} }` }]
   const p: ConfigProblem[] = []
   const opts = o as Record<string, unknown>
-  for (const k of Object.keys(opts)) if (!SUBMIT_OPTIONS.has(k)) p.push({ field: `options.${k}`, value: opts[k], allowed: `one of ${[...SUBMIT_OPTIONS].join(', ')}` })
+  for (const k of Object.keys(opts)) if (!known.has(k)) p.push({ field: `options.${k}`, value: opts[k], allowed: `one of ${[...known].join(', ')}` })
   if (what === 'submit' && opts.key !== undefined && (typeof opts.key !== 'string' || opts.key.length === 0)) p.push({ field: 'options.key', value: opts.key, allowed: 'a non-empty string' })
   if (what === 'map' && opts.key !== undefined && (!Array.isArray(opts.key) || opts.key.length !== n || !opts.key.every((k) => typeof k === 'string' && k.length > 0))) {
-    p.push({ field: 'options.key', value: opts.key, allowed: `an array of ${n} non-empty strings, one per item` })
+    p.push({ field: 'options.key', value: opts.key, allowed: `an array of ${n} non-empty strings, one per call` })
   }
+  if (opts.batchSize !== undefined && !(Number.isSafeInteger(opts.batchSize) && (opts.batchSize as number) >= 1)) p.push({ field: 'options.batchSize', value: opts.batchSize, allowed: 'a whole number ≥ 1' })
   if (opts.pure !== undefined && typeof opts.pure !== 'boolean') p.push({ field: 'options.pure', value: opts.pure, allowed: 'true or false' })
   if (opts.retries !== undefined && !(Number.isSafeInteger(opts.retries) && (opts.retries as number) >= 0)) p.push({ field: 'options.retries', value: opts.retries, allowed: 'a whole number ≥ 0' })
   if (opts.priority !== undefined && !(typeof opts.priority === 'number' && Number.isFinite(opts.priority))) p.push({ field: 'options.priority', value: opts.priority, allowed: 'a finite number' })
@@ -64,12 +66,15 @@ export interface Submitter {
 const isFuture = (v: unknown): v is Future => v instanceof Future
 
 /** Futures in `value`, checked to be the submitter's and still held; `field` names `value` in errors. */
-export function futureSlots(by: Submitter, value: unknown, field: string): { value: unknown; slots: Slot<Future>[] } {
+export function futureSlots(by: Submitter, value: unknown, field: string, cancelledOk = false): { value: unknown; slots: Slot<Future>[] } {
   const found = extract(value, isFuture)
   for (const { item, path } of found.slots) {
     const at = `${field}${path.map((p) => `[${JSON.stringify(p)}]`).join('')}`
     // As Dask: work on a Future this client cancelled fails with the cancel itself.
-    if (item.owner === by.owner && item.cancelledError) throw item.cancelledError
+    if (item.owner === by.owner && item.cancelledError) {
+      if (cancelledOk) continue
+      throw item.cancelledError
+    }
     if (item.owner !== by.owner) throw new ArgumentError([{ field: at, value: item.key, allowed: 'a Future of this client (Futures do not move between clients)' }], 'task arguments')
     if (item.released || !by.holds(item.key)) throw new ArgumentError([{ field: at, value: item.key, allowed: 'a Future that is still held (this one was released)' }], 'task arguments')
   }
@@ -119,30 +124,36 @@ export function submitTask(by: Submitter, fn: TaskFunction, args: unknown, optio
   return sub
 }
 
-/** map's tasks, one per item. */
-export function mapTasks(by: Submitter, fn: TaskFunction, items: Iterable<unknown>, options: MapOptions): SubTask[] {
+/** map's tasks: one per call of `iterables` (one iterable: `fn(item)`; several: zipped, `fn(a, b, …)`). */
+export function mapTasks(by: Submitter, fn: TaskFunction, iterables: unknown[], options: MapOptions): SubTask[] {
   const desc = describeFunction(fn)
-  if (items === null || typeof (items as any)?.[Symbol.iterator] !== 'function' || typeof items === 'string') {
-    throw new ArgumentError([{ field: 'items', value: items, allowed: 'an array or other iterable of items, one task each' }], 'map arguments')
-  }
-  const list = [...items]
-  const problems = optionProblems(options, 'map', list.length)
+  const calls = callsOf(iterables)
+  const problems = optionProblems(options, 'map', calls.length)
   if (problems.length) throw new ArgumentError(problems, 'map options')
   const pure = options.pure ?? desc.kind === 'module'
-  const subs = list.map((item, i) => subTask(by, desc, [item], options, options.key?.[i], pure, `items[${i}]`, true))
-  checkKeys(subs.map((sub, i) => ({ key: sub.key, field: options.key ? `options.key[${i}]` : `key of items[${i}] (made from the function name)` })), 'map options')
+  const one = iterables.length === 1
+  // One iterable names the item (`items[i]`), as map always has; several name the call (`calls[i][j]`: its argument j).
+  const subs = calls.map((args, i) => subTask(by, desc, args, options, options.key?.[i], pure, one ? `items[${i}]` : `calls[${i}]`, one))
+  checkKeys(subs.map((sub, i) => ({ key: sub.key, field: options.key ? `options.key[${i}]` : `key of ${one ? 'items' : 'calls'}[${i}] (made from the function name)` })), 'map options')
   return subs
 }
 
-/** gather's Futures (their keys, once each) and how to put their values back in the caller's shape. */
-export function gatherPlan(by: Submitter, nested: unknown): { keys: string[]; fill(values: Map<string, unknown>): unknown } {
-  const { value, slots } = futureSlots(by, nested, 'futures')
+/**
+ * gather's Futures (their keys, once each) and how to put their values
+ * back in the caller's shape; with `skip` (errors: 'skip'), it waits for
+ * them to settle and leaves out those that failed.
+ */
+export async function gatherPlan(by: Submitter, nested: unknown, skip: boolean): Promise<{ keys: string[]; fill(values: Map<string, unknown>): unknown }> {
+  const { value, slots } = futureSlots(by, nested, 'futures', skip)
+  if (skip) await by.owner.unlessClosed(Promise.all(slots.map((s) => s.item.settled())))
+  const failed = (f: Future) => skip && (f.status === 'error' || f.status === 'cancelled')
+  const kept = slots.filter((s) => !failed(s.item))
   return {
-    keys: [...new Set(slots.map((s) => s.item.key))],
-    fill(values) {
+    keys: [...new Set(kept.map((s) => s.item.key))],
+    fill(got) {
       let out = value
-      for (const s of slots) out = place(out, s.path, values.get(s.item.key))
-      return out
+      for (const s of kept) out = place(out, s.path, got.get(s.item.key))
+      return kept.length === slots.length ? out : dropAt(out, slots.filter((s) => failed(s.item)).map((s) => s.path))
     },
   }
 }

@@ -15,11 +15,19 @@ import type { Inputs, KeyOutcome, SubTask } from '../wire/protocol'
 import { decodeValue, encodeValue } from '../wire/values'
 import { taskServices, type TaskServices } from '../worker/context'
 import { Future, Share, type FutureOwner, type KeyRecord } from './future'
-import { gatherPlan, mapTasks, optionProblems, submitTask, type MapOptions, type ScatterOptions, type SubmitOptions, type Submitter } from './submission'
-import type { FunctionOf, Gathered, Resolvable, ResultOf, SubmitRest } from './typing'
+import { gatherPlan, mapTasks, submitTask, type MapOptions, type SubmitOptions, type Submitter } from './submission'
+import { gatherErrors, type GatherOptions } from './gather-options'
+import { mapArguments } from './map-calls'
+import { scatterOptionProblems, scatterShaped, type ScatterOptions } from './scatter-options'
+import type { FunctionOf, Gathered, MapIterables, Resolvable, ResultOf, ScatteredArray, ScatteredObject, SubmitRest } from './typing'
 
 /** Tries to read a value whose holder lost it before its key is given up on (the scheduler makes it again meanwhile). */
 const FETCH_ATTEMPTS = 20
+
+/** What a task's client does not do (yet): the scheduler-side holds they need are a client's, not a run's. */
+function notInTask(what: string): SpillwayError {
+  return new SpillwayError('ERR_SPILLWAY_INVALID_ARGUMENT', `${what} is not available to a task's own client (getClient()): call it from the client that started the work`, { what })
+}
 
 function ended(): SpillwayError {
   return new SpillwayError('ERR_SPILLWAY_CLOSED', "getClient()'s client works only while its task runs: the task has returned")
@@ -139,6 +147,14 @@ export class TaskClient implements FutureOwner, Submitter {
     )
   }
 
+  holdUntilDone(): void {
+    throw notInTask('fireAndForget')
+  }
+
+  retry(): void {
+    throw notInTask('retry')
+  }
+
   unlessClosed<T>(p: Promise<T>): Promise<T> {
     if (this.services.ended) return Promise.reject(ended())
     return this.services.during(p)
@@ -162,32 +178,47 @@ export class TaskClient implements FutureOwner, Submitter {
     return this.#send([submitTask(this, fn, args, options)])[0]
   }
 
-  /** One task `fn(item)` per item; as Client.map. */
-  map<F extends TaskFunction>(fn: F, items: Iterable<Resolvable<Parameters<FunctionOf<F>>[0]>>, options: MapOptions = {}): Future<ResultOf<F>>[] {
+  /** One task `fn(item)` per item, or `fn(a, b, …)` per position of several iterables; as Client.map. */
+  map<F extends TaskFunction>(fn: F, items: Iterable<Resolvable<Parameters<FunctionOf<F>>[0]>>, options?: MapOptions): Future<ResultOf<F>>[]
+  map<F extends TaskFunction>(fn: F, ...iterables: MapIterables<F>): Future<ResultOf<F>>[]
+  map<F extends TaskFunction>(fn: F, ...iterablesThenOptions: [...MapIterables<F>, MapOptions]): Future<ResultOf<F>>[]
+  map(fn: TaskFunction, ...rest: unknown[]): Future[] {
     this.#check()
-    return this.#send(mapTasks(this, fn, items, options))
+    const { iterables, options = {} } = mapArguments(rest) as { iterables: unknown[]; options?: MapOptions }
+    const subs = mapTasks(this, fn, iterables, options)
+    const size = options.batchSize ?? Math.max(1, subs.length)
+    const out: Future[] = []
+    for (let i = 0; i < subs.length; i += size) out.push(...this.#send(subs.slice(i, i + size)))
+    return out
   }
 
   /**
-   * A Future of `value`. From a task it travels to the scheduler as the
-   * argument of a task that returns it, so a lost copy is made again from
-   * there (as large as one message to the scheduler may be).
+   * Futures of data, in the shapes Client.scatter takes (not broadcast).
+   * From a task a value travels to the scheduler as the argument of a task
+   * that returns it, so a lost copy is made again from there (as large as
+   * one message to the scheduler may be).
    */
-  async scatter<T>(value: T, options: ScatterOptions = {}): Promise<Future<T>> {
+  scatter<A extends readonly unknown[]>(values: A, options?: ScatterOptions & { split?: true }): Promise<ScatteredArray<A>>
+  scatter<T extends object>(values: T, options: ScatterOptions & { split: true }): Promise<ScatteredObject<T>>
+  scatter<T>(value: T, options?: ScatterOptions & { split?: false }): Promise<Future<T>>
+  async scatter(value: unknown, options: ScatterOptions = {}): Promise<unknown> {
     this.#check()
-    const problems = optionProblems({ workers: options?.workers }, 'submit')
+    const problems = scatterOptionProblems(options)
     if (problems.length) throw new ArgumentError(problems, 'scatter options')
-    const { bytes, format } = encodeValue(value)
-    const key = `scatter-${createHash('sha256').update(format).update(bytes).digest('hex').slice(0, 32)}`
-    const f = this.submit((v: T) => v, [value as never], { key, workers: options.workers })
-    await f.settled()
-    return f
+    if (options.broadcast) throw notInTask('scatter with broadcast')
+    return scatterShaped(value, options, async (part) => {
+      const { bytes, format } = encodeValue(part)
+      const key = options.hash === false ? `scatter-${randomUUID()}` : `scatter-${createHash('sha256').update(format).update(bytes).digest('hex').slice(0, 32)}`
+      const f = this.submit((v: unknown) => v, [part], { key, workers: options.workers })
+      await f.settled()
+      return f
+    })
   }
 
-  /** `futures` with each Future replaced by its value, in the same shape; as Client.gather. */
-  async gather<const T>(futures: T): Promise<Gathered<T>> {
+  /** `futures` with each Future replaced by its value, in the same shape; as Client.gather (errors: 'skip' too). */
+  async gather<const T>(futures: T, options?: GatherOptions): Promise<Gathered<T>> {
     this.#check()
-    const plan = gatherPlan(this, futures)
+    const plan = await gatherPlan(this, futures, gatherErrors(options) === 'skip')
     return plan.fill(await this.unlessClosed(this.#fetchMany(plan.keys))) as Gathered<T>
   }
 

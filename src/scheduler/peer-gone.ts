@@ -1,14 +1,23 @@
-// A run whose push found a peer unreachable waits for that peer's removal
+// A run that could not get its inputs has them made again where their
+// holder lost them. One whose push found a peer unreachable waits for that peer's removal
 // before it goes again: rerun at once, it would only reach the dead peer
 // again. A passing fault (the peer answers after all) gets a retry anyway.
 
-import type { WorkerHandle } from './state'
+import type { TaskRecord, WorkerHandle } from './state'
 
 /** What this needs of the scheduler. */
 export interface PeerGoneHost {
   readonly workers: Map<string, WorkerHandle>
   on(event: 'worker-removed', fn: (w: WorkerHandle) => void): unknown
   off(event: 'worker-removed', fn: (w: WorkerHandle) => void): unknown
+}
+
+/** What a run that could not get its inputs needs of the scheduler. */
+export interface MissingInputsHost extends PeerGoneHost {
+  readonly tasks: Map<string, TaskRecord>
+  recompute(t: TaskRecord, w: WorkerHandle): void
+  requeue(t: TaskRecord, front: boolean): void
+  pump(): void
 }
 
 export const PEER_RETRY_MS = 2_000
@@ -31,4 +40,22 @@ export function whenPeerGone(host: PeerGoneHost, peer: unknown, then: () => void
   host.on('worker-removed', again)
   timer = setTimeout(again, PEER_RETRY_MS).unref()
   return true
+}
+
+/** A run could not get its inputs: make them again where their holder lost them, then run it. */
+export function missingInputs(host: MissingInputsHost, t: TaskRecord, keys: string[], peer?: unknown): void {
+  for (const k of keys) {
+    const d = host.tasks.get(k)
+    if (d?.state === 'memory' && d.worker?.alive) host.recompute(d, d.worker)
+  }
+  // A shuffle input whose push found its output's owner gone goes again
+  // once that owner is removed, so the output has a new one.
+  t.worker = undefined
+  t.state = 'waiting'
+  const again = () => {
+    if (t.state !== 'waiting') return
+    host.requeue(t, true)
+    host.pump()
+  }
+  if (!whenPeerGone(host, peer, again)) host.requeue(t, true)
 }

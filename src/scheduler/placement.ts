@@ -60,7 +60,7 @@ export function pickWorker(workers: Iterable<WorkerHandle>, t: TaskRecord): Work
 export function inputsFor(t: TaskRecord, w: WorkerHandle): Inputs {
   // Keyed by user keys: a key named '__proto__' must stay a key.
   const inputs: Inputs = Object.create(null)
-  for (const d of t.deps) inputs[d.key] = { format: d.format, nbytes: d.nbytes, address: d.worker && d.worker !== w ? d.worker.dataAddress : undefined }
+  for (const d of t.deps) inputs[d.key] = { format: d.format, nbytes: d.nbytes, address: d.worker && d.worker !== w && !d.replicas?.has(w) ? d.worker.dataAddress : undefined }
   return inputs
 }
 

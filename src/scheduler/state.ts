@@ -148,6 +148,8 @@ export class WorkerHandle {
   closing = false
   /** Being retired (retire.ts): it takes no new work while its values move to other workers. */
   retiring = false
+  /** Since when it has been paused by memory its store cannot spill (paused-restart.ts). */
+  unmanagedPausedSince: number | undefined
   /** Set by whoever started it: stops this worker for good (no next incarnation), once retired. */
   close: (() => Promise<void>) | undefined
 

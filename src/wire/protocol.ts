@@ -73,6 +73,8 @@ export interface WorkerMetrics extends SpillMetrics {
   transfer: { incomingBytes: number; incomingCount: number; outgoingBytes: number; outgoingCount: number }
   /** Set while the worker is stuck (paused, cannot spill, no progress). */
   stuck?: StuckReport
+  /** Bytes it may still spill: its spill disk's free space (undefined where the filesystem cannot say). */
+  spillFreeBytes?: number
   /** P2P shuffle shards this worker has pushed and taken in (bytes, serialised), and those it holds now. */
   shuffle?: { sentBytes: number; receivedBytes: number; heldShards: number }
   time: number
@@ -110,9 +112,18 @@ export type Request =
   | { op: 'shuffle-drop'; shuffle: string }
   | { op: 'set-thresholds'; thresholds: Partial_<Thresholds> }
   | { op: 'metrics' }
+  /**
+   * Copies values from a peer's data server into this worker's store
+   * (retirement, rebalance, replicate). A paused worker takes nothing more:
+   * the keys it did not take come back as `refused`.
+   */
+  | { op: 'acquire'; from: string; keys: Array<{ key: string; nbytes: number }> }
+  /** Calls a function on this worker, outside the task graph (client.run). */
+  | { op: 'call'; func: FnDesc; args: unknown[] }
   /** Keeps a joined worker's link alive both ways (its reply is not awaited). */
   | { op: 'ping' }
-  | { op: 'close' }
+  /** `retired`: stopped for good (graceful retirement), so its nanny does not start it again. */
+  | { op: 'close'; retired?: boolean }
 
 type Partial_<T> = { [K in keyof T]?: T[K] }
 
@@ -128,6 +139,22 @@ export interface RunResult {
 
 /** Codes of a chunk read that failed for that chunk alone: its spill file is missing, unreadable or corrupt. */
 export const UNREADABLE_CODES: ReadonlySet<string> = new Set(['ERR_SPILLWAY_IO', 'ERR_SPILLWAY_CORRUPT_FRAME'])
+
+export interface AcquireResult {
+  /** Keys now held here (taken in, or already held). */
+  got: string[]
+  /** Keys the peer did not hand over (gone, unreadable, or the peer unreachable). */
+  missing: string[]
+  /** Keys not tried: this worker paused while taking the others in. */
+  refused: string[]
+  metrics: WorkerMetrics
+}
+
+export interface CallResult {
+  /** The function's return value, encoded as a task result is (values.ts). */
+  value: Uint8Array
+  format: ValueFormat
+}
 
 export interface ReduceManyResult {
   /** One per key, null where the key is not held or could not be read. */
@@ -196,6 +223,8 @@ export type WorkerToScheduler =
   | { kind: 'reply'; id: number; ok: false; error: ErrorPayload }
   | { kind: 'heartbeat'; metrics: WorkerMetrics }
   | { kind: 'log'; level: 'warn' | 'info'; message: string }
+  /** The worker asks to leave (its lifetime is up): its values move to the others before it is closed. */
+  | { kind: 'retire'; reason: string }
   | { kind: 'call'; id: number; call: TaskCall }
 
 export type SchedulerToWorker =

@@ -138,6 +138,7 @@ export const checkMetrics: Check = obj({
   timings: obj({ taskSeconds: amount, pausedSeconds: amount }),
   transfer: obj({ incomingBytes: amount, incomingCount: amount, outgoingBytes: amount, outgoingCount: amount }),
   stuck: opt(STUCK),
+  spillFreeBytes: opt(amount),
   shuffle: opt(obj({ sentBytes: amount, receivedBytes: amount, heldShards: amount })),
   time: amount,
 })
@@ -181,6 +182,13 @@ const RESULTS: Record<Request['op'], Check> = {
   'shuffle-drop': WITH_METRICS,
   'set-thresholds': WITH_METRICS,
   metrics: WITH_METRICS,
+  acquire: obj({ got: arrayOf(str), missing: arrayOf(str), refused: arrayOf(str), metrics: checkMetrics }),
+  call: obj({
+    value: (v, at) => {
+      if (!(v instanceof Uint8Array)) bad(at, 'bytes', v)
+    },
+    format,
+  }),
   // Replies no one reads.
   cancel: any,
   ping: any,
@@ -209,6 +217,9 @@ export function checkWorkerMessage(m: unknown, asked: (id: number) => Asked | un
       oneOf('warn', 'info')(m.level, 'log.level')
       str(m.message, 'log.message')
       break
+    case 'retire':
+      str(m.reason, 'retire.reason')
+      break
     case 'call':
       // The call itself is checked apart (checkTaskCall): a bad one is refused, the link kept.
       integer(m.id, 'call.id')
@@ -229,7 +240,7 @@ export function checkWorkerMessage(m: unknown, asked: (id: number) => Asked | un
       break
     }
     default:
-      bad('message.kind', 'heartbeat, log, call or reply', m.kind)
+      bad('message.kind', 'heartbeat, log, retire, call or reply', m.kind)
   }
   return m as unknown as WorkerToScheduler
 }

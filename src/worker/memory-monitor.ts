@@ -10,6 +10,7 @@ import type { WorkerStore } from './store'
 import { memoryAction } from './memory-policy'
 import type { StuckReason, StuckReport, Thresholds, WorkerStatus } from '../wire/protocol'
 import { SpillWarnings } from './spill-warnings'
+import { MemoryLog } from './memory-log'
 import { freeBytes, StuckDetector } from './stuck'
 import { storeError, stuckSummary } from '../wire/stuck-error'
 
@@ -21,6 +22,8 @@ export interface MonitorOptions {
   stuckTimeoutMs: number
   /** The task runner's counts: running tasks may still free memory; finished ones are progress. */
   activity: () => { executing: number; done: number; failed: number }
+  /** Where paused / resumed and unmanaged-memory lines go, at their level (default: warn). */
+  log?: (level: 'warn' | 'info', message: string) => void
 }
 
 export class MemoryMonitor {
@@ -35,6 +38,7 @@ export class MemoryMonitor {
   #pausedSince: number | undefined
   #lastGc = 0
   readonly #warnings: SpillWarnings
+  readonly #log: MemoryLog
   readonly #stuck: StuckDetector
   /** Free bytes on the spill disk after the last failed write, and that write's count. */
   #freeAtFailure: number | undefined
@@ -49,6 +53,7 @@ export class MemoryMonitor {
     private readonly options: MonitorOptions,
   ) {
     this.#warnings = new SpillWarnings(warn)
+    this.#log = new MemoryLog(options.log ?? ((_, message) => warn(message)), memoryLimit)
     this.#stuck = new StuckDetector(options.stuckTimeoutMs)
   }
 
@@ -85,6 +90,7 @@ export class MemoryMonitor {
   check(): void {
     const m = this.buffer.metrics()
     const rss = this.#react(m)
+    if (rss > this.thresholds.spill * this.memoryLimit && this.buffer.spillable(m) < SMALL) this.#log.unmanagedHigh(rss, m.memoryBytes)
     this.#warnings.update(m.writeFailures, m.consecutiveWriteFailures, m.lastWriteError)
     this.#retryWhenSpaceFreed(m)
     this.#checkStuck(m, rss)
@@ -99,6 +105,7 @@ export class MemoryMonitor {
     if (action.status !== this.status && this.status !== 'closing') {
       this.#timePaused(action.status)
       this.status = action.status
+      this.#log.status(action.status, rss)
       this.onStatus()
     }
     if (action.evictTo !== undefined && !this.#evicting) {

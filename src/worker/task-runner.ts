@@ -9,6 +9,7 @@ import { place } from '../wire/nesting'
 import { decodeValue, encodeRaw, encodeValue, type ValueFormat } from '../wire/values'
 import type { WorkerStore } from './store'
 import type { Inputs as InputSpec, RunResult, TaskFn, WorkerStatus } from '../wire/protocol'
+import type { FnDesc } from '../wire/functions'
 import { Gate } from './gate'
 import type { Inputs, Lease } from './inputs'
 import { taskFailure, UserFunctions, type Callable, type NativeServices } from './user-functions'
@@ -176,6 +177,23 @@ export class TaskRunner {
     // The task's own copy is garbage now; freed at once it never adds to the next task's peak.
     if (bytes.length >= LARGE) this.memory.collectNow()
     return { nbytes: bytes.length, format }
+  }
+
+  /**
+   * Calls a function outside the task graph (client.run): no slot, no
+   * stored result, the value goes back to the caller as it is encoded.
+   */
+  async callOutside(func: FnDesc, args: unknown[]): Promise<{ value: Uint8Array; format: ValueFormat }> {
+    const fn = await this.#functions.get(func)
+    const key = `run-${func.label}`
+    let result: unknown
+    try {
+      result = await runInTask({ key, signal: new AbortController().signal, worker: this.address }, () => fn(...args))
+    } catch (e) {
+      throw Object.assign(new SpillwayError('ERR_SPILLWAY_TASK', ''), taskFailure(e, key, func))
+    }
+    const { bytes, format } = encodeValue(result)
+    return { value: bytes, format }
   }
 
   /** Skips the key's waiting runs; a released key needs no result. */

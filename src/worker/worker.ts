@@ -19,6 +19,9 @@ import { SMALL_SHARE_OF_LIMIT as SMALL_SHARE, WorkerStore } from './store'
 import { TaskRunner } from './task-runner'
 import { SchedulerCalls } from './scheduler-calls'
 import { SHARD_PART, ShuffleService } from './shuffle'
+import { acquire } from './acquire'
+import { EXIT_RETIRED } from '../comm/join'
+import { freeBytes } from './stuck'
 
 /** Share of a worker's limit that one input task's shards may have in flight (the shuffle's outgoing cap). */
 const OUTGOING_SHARE = 0.05
@@ -53,11 +56,14 @@ export class Worker {
   #metricsSentAt = 0
   readonly #transfer: TransferCounts = { incomingBytes: 0, incomingCount: 0, outgoingBytes: 0, outgoingCount: 0 }
 
+  #exitCode = 0
   readonly #calls: SchedulerCalls
 
   constructor(private readonly transport: Transport<SchedulerToWorker, WorkerToScheduler>) {
-    transport.onClose(() => process.exit(0))
+    transport.onClose(() => process.exit(this.#exitCode))
     this.#calls = new SchedulerCalls(transport)
+    // Its nanny's word that its lifetime is up: the scheduler moves its values elsewhere, then closes it.
+    process.on('SIGUSR2', () => transport.send({ kind: 'retire', reason: 'its lifetime is up' }))
     transport.onMessage((m) => {
       if (m.kind === 'answer') return this.#calls.answered(m)
       const { id, request } = m
@@ -82,9 +88,19 @@ export class Worker {
       timings: { taskSeconds: p.runner.taskSeconds, pausedSeconds: p.monitor.pausedSeconds },
       transfer: { ...this.#transfer, incomingBytes: p.client.incomingBytes, incomingCount: p.client.incomingCount },
       stuck: p.monitor.stuck,
+      spillFreeBytes: this.#spillFree(p),
       shuffle: { ...p.shuffle.counts, heldShards: p.shuffle.heldShards },
       time: Date.now(),
     }
+  }
+
+  #free: { at: number; bytes: number | undefined } = { at: -Infinity, bytes: undefined }
+
+  /** At most one statfs a second: metrics go out with results every few tens of ms. */
+  #spillFree(p: Parts): number | undefined {
+    const now = performance.now()
+    if (now - this.#free.at >= 1000) this.#free = { at: now, bytes: freeBytes(p.buffer.dir) }
+    return this.#free.bytes
   }
 
   #heartbeat = () => {
@@ -116,7 +132,11 @@ export class Worker {
         this.#parts?.runner.startReady()
       },
       this.#warn,
-      { stuckTimeoutMs: config.stuckTimeoutMs, activity: () => this.#parts?.runner.counts ?? { executing: 0, done: 0, failed: 0 } },
+      {
+        stuckTimeoutMs: config.stuckTimeoutMs,
+        activity: () => this.#parts?.runner.counts ?? { executing: 0, done: 0, failed: 0 },
+        log: (level, message) => this.transport.send({ kind: 'log', level, message }),
+      },
     )
     let shuffle: ShuffleService | undefined
     const server = new DataServer({ forTransfer: (k) => buffer.getFrame(k), receive: (k, d) => shuffle!.receive(k, d) }, secret, this.#transfer, this.#warn)
@@ -175,8 +195,15 @@ export class Worker {
         return { metrics: this.metrics() }
       case 'ping':
         return {}
+      case 'acquire': {
+        const host = { store: p.buffer, client: p.client, transferLimit: p.config.transferLimit, status: () => p.monitor.status, check: () => p.monitor.check() }
+        return { ...(await acquire(host, req.from, req.keys)), metrics: this.metrics() }
+      }
+      case 'call':
+        return p.runner.callOutside(req.func, req.args)
       case 'close': {
         p.monitor.status = 'closing'
+        if (req.retired) this.#exitCode = EXIT_RETIRED
         for (const t of this.#timers) clearInterval(t)
         p.server.close()
         p.client.close()
