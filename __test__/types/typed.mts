@@ -3,7 +3,7 @@
 // `@ts-expect-error` line must be refused, every other line accepted, so a
 // type that regresses either way fails the suite. Nothing here runs.
 
-import { bag, Bag, BagItem, Future, AsCompleted, asCompleted, fireAndForget, taskModule, wait, type Client, type SpillwayErrorCode, type ModuleRef } from 'spillway'
+import { bag, Bag, BagItem, Future, AsCompleted, asCompleted, fireAndForget, getClient, rejoin, secede, taskModule, wait, type Client, type SpillwayErrorCode, type ModuleRef } from 'spillway'
 
 type Equal<A, B> = (<G>() => G extends A ? 1 : 2) extends <G>() => G extends B ? 1 : 2 ? true : false
 function expectType<T>(_: T): void {}
@@ -179,6 +179,23 @@ export async function bags(): Promise<void> {
   same<typeof items, number[]>(true)
   const red = ages.reduction((xs: Iterable<number>) => Math.max(...xs), (ps: number[]) => Math.max(...ps))
   same<typeof red, BagItem<number>>(true)
+}
+
+export async function inTask(): Promise<number> {
+  // A task's own client is typed as a client's is.
+  const c = getClient()
+  const f = c.submit((a: number, b: number) => a + b, [1, 2])
+  same<typeof f, Future<number>>(true)
+  // @ts-expect-error a string where the function takes a number
+  c.submit((a: number) => a, ['x'])
+  const parts = c.map((x: number) => String(x), [1, 2])
+  same<typeof parts, Future<string>[]>(true)
+  const got = await c.gather({ f, parts })
+  same<typeof got, { f: number; parts: string[] }>(true)
+  await wait(parts)
+  secede()
+  await rejoin()
+  return f.result()
 }
 
 export function errors(e: unknown): void {

@@ -16,6 +16,7 @@ import { SummaryLog } from '../base/log-summary'
 import type { Thresholds } from '../wire/protocol'
 import { ScatterBackup } from '../scheduler/scatter-backup'
 import { Scheduler } from '../scheduler/scheduler'
+import { TaskClients } from '../scheduler/task-clients'
 
 export interface LocalClusterOptions {
   nWorkers: number
@@ -84,9 +85,12 @@ export class LocalCluster {
   readonly settings: ClusterSettings
   /** Links closed for a malformed message (`total`), logged one summary line per interval. */
   readonly malformed: SummaryLog
+  /** What tasks on the workers submit (getClient()), held per run. */
+  readonly taskClients: TaskClients
 
   private constructor(readonly options: LocalClusterOptions) {
     this.scheduler = new Scheduler(options.thresholds)
+    this.taskClients = new TaskClients(this.scheduler)
     if (options.pausedRestartMs !== undefined) this.scheduler.pausedRestartMs = options.pausedRestartMs
     this.settings = clusterSettings(options)
     this.malformed = new SummaryLog(options.log, 'links closed for malformed messages')

@@ -34,10 +34,13 @@ export class Share {
   }
 }
 
+/** What a Future reads of its key: the scheduler's record, or a task client's view of it. */
+export type KeyRecord = Pick<TaskRecord, 'state' | 'error' | 'whenInMemory'>
+
 /** What a Future needs from the client that made it. */
 export interface FutureOwner {
   readonly id: string
-  record(key: string): TaskRecord | undefined
+  record(key: string): KeyRecord | undefined
   fetch(key: string): Promise<unknown>
   cancel(keys: string[]): void
   /** One more Future of `key`: the client's share of it. */
@@ -72,7 +75,7 @@ export class Future<T = any> {
   }
 
   /** The record while this Future holds its key. */
-  #record(): TaskRecord | undefined {
+  #record(): KeyRecord | undefined {
     return this.#released || this.#share.cancelled ? undefined : this.owner.record(this.key)
   }
 
@@ -94,7 +97,7 @@ export class Future<T = any> {
     return s !== 'pending'
   }
 
-  #live(): TaskRecord {
+  #live(): KeyRecord {
     if (this.cancelledError) throw this.cancelledError
     const r = this.#record()
     if (!r) {

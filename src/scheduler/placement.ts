@@ -26,7 +26,7 @@ export function pickWorker(workers: Iterable<WorkerHandle>, t: TaskRecord): Work
     if (!allowed(w, t)) continue
     // A worker with a free thread first: one whose threads are all busy
     // would only queue the task behind another.
-    const idle = w.inflight < w.nthreads
+    const idle = w.busy < w.nthreads
     const load = w.load()
     if ((idle && !bestIdle) || (idle === bestIdle && load < bestLoad)) {
       best = w

@@ -119,6 +119,8 @@ export class WorkerHandle {
   readonly replicas = new Set<TaskRecord>()
   heldBytes = 0
   inflight = 0
+  /** Runs among `inflight` that gave their slot back while they wait on their own sub-tasks (task-clients.ts). */
+  seceded = 0
   alive = true
   metrics: WorkerMetrics | undefined
   pid = 0
@@ -172,7 +174,12 @@ export class WorkerHandle {
    * tasks do not each wait a round trip).
    */
   get available(): boolean {
-    return this.alive && !this.unresponsive && this.status === 'running' && this.inflight < this.nthreads * PREFETCH
+    return this.alive && !this.unresponsive && this.status === 'running' && this.busy < this.nthreads * PREFETCH
+  }
+
+  /** Runs sent that hold, or wait for, one of its threads. */
+  get busy(): number {
+    return Math.max(0, this.inflight - this.seceded)
   }
 
   /** Bytes this worker holds or will hold once its running tasks finish. */

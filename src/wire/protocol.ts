@@ -182,6 +182,42 @@ export interface ErrorPayload {
   stuck?: Record<string, unknown>
 }
 
+/**
+ * A task's own sub-task, as its worker submits it for the task's client
+ * (getClient()): a call of a user function, never a built-in chunk.
+ */
+export interface SubTask {
+  key: string
+  task: Extract<TaskFn, { fn: 'call' }>
+  /** Keys whose values it takes: each one known to the scheduler, or submitted earlier in the same call. */
+  deps: string[]
+  group: string
+  priority?: number
+  retries?: number
+  workers?: string[]
+}
+
+/**
+ * What a running task asks of the scheduler, through its worker. `run`
+ * names the run on that worker: the keys it holds are let go of when it
+ * says `done`, or when its worker is lost. A seceded run (waiting on its
+ * sub-tasks) does not count against its worker's threads.
+ */
+export type TaskCall =
+  | { op: 'submit'; run: string; tasks: SubTask[] }
+  /** Answered once every key is held or has failed: KeyOutcome[], in order. */
+  | { op: 'wait'; run: string; keys: string[] }
+  | { op: 'release'; run: string; keys: string[] }
+  | { op: 'cancel'; run: string; keys: string[] }
+  | { op: 'secede'; run: string }
+  | { op: 'rejoin'; run: string }
+  | { op: 'done'; run: string }
+
+/** Where a waited-for key ended up: the holder's data address and the value's layout, or its error. */
+export type KeyOutcome =
+  | { key: string; state: 'memory'; format: ValueFormat; nbytes: number; address: string }
+  | { key: string; state: 'erred'; error: ErrorPayload }
+
 export type WorkerToScheduler =
   | { kind: 'reply'; id: number; ok: true; result: unknown }
   | { kind: 'reply'; id: number; ok: false; error: ErrorPayload }
@@ -189,5 +225,9 @@ export type WorkerToScheduler =
   | { kind: 'log'; level: 'warn' | 'info'; message: string }
   /** The worker asks to leave (its lifetime is up): its values move to the others before it is closed. */
   | { kind: 'retire'; reason: string }
+  | { kind: 'call'; id: number; call: TaskCall }
 
-export type SchedulerToWorker = { kind: 'request'; id: number; request: Request }
+export type SchedulerToWorker =
+  | { kind: 'request'; id: number; request: Request }
+  | { kind: 'answer'; id: number; ok: true; result: unknown }
+  | { kind: 'answer'; id: number; ok: false; error: ErrorPayload }

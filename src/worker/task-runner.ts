@@ -13,6 +13,8 @@ import type { FnDesc } from '../wire/functions'
 import { Gate } from './gate'
 import type { Inputs, Lease } from './inputs'
 import { taskFailure, UserFunctions, type Callable, type NativeServices } from './user-functions'
+import { RunServices } from './run-services'
+import type { SchedulerCalls } from './scheduler-calls'
 
 interface Loaded {
   fn: Callable
@@ -48,6 +50,8 @@ export class TaskRunner {
     private readonly address: string,
     private readonly memory: { makeRoom(bytes: number): Promise<void>; collectNow(): void; cannotStore(key: string, bytes: number): Error | undefined; checkSoon(): void },
     natives?: NativeServices,
+    /** Where a task's own sub-tasks go (getClient()); none, and getClient() fails in a task. */
+    private readonly calls?: SchedulerCalls,
   ) {
     this.#functions = new UserFunctions(natives)
     const running = () => status() === 'running'
@@ -119,8 +123,9 @@ export class TaskRunner {
     }
     this.counts.executing++
     const started = performance.now()
+    const services = task.fn === 'call' && this.calls ? new RunServices(String(seq), this.calls, this.inputs, this.#slots) : undefined
     try {
-      const result = task.fn === 'chunk' ? { nbytes: await this.buffer.generate(key, task.spec) } : await this.#call(key, task, who, loaded!, controller)
+      const result = task.fn === 'chunk' ? { nbytes: await this.buffer.generate(key, task.spec) } : await this.#call(key, task, who, loaded!, controller, services)
       this.counts.done++
       return result
     } catch (e) {
@@ -130,7 +135,8 @@ export class TaskRunner {
       loaded?.lease.release()
       this.taskSeconds += (performance.now() - started) / 1000
       this.counts.executing--
-      this.#slots.release()
+      // A run that ends seceded has no slot to give back.
+      if (!services || services.end()) this.#slots.release()
     }
   }
 
@@ -145,14 +151,14 @@ export class TaskRunner {
     return { fn, values: got.values, lease: got.lease }
   }
 
-  async #call(key: string, task: Extract<TaskFn, { fn: 'call' }>, who: InputSpec, loaded: Loaded, controller: AbortController): Promise<{ nbytes: number; format: ValueFormat }> {
+  async #call(key: string, task: Extract<TaskFn, { fn: 'call' }>, who: InputSpec, loaded: Loaded, controller: AbortController, services?: RunServices): Promise<{ nbytes: number; format: ValueFormat }> {
     let args = task.args
     for (const d of task.deps) args = place(args, d.path, decodeValue(loaded.values.get(d.key)!, who[d.key].format))
     let result: unknown
     try {
       const ctx = { key, signal: controller.signal, worker: this.address }
       const fn = loaded.fn
-      result = await runInTask(ctx, () => fn(...(Array.isArray(args) ? args : [args])))
+      result = await runInTask(ctx, () => fn(...(Array.isArray(args) ? args : [args])), services)
     } catch (e) {
       throw Object.assign(new SpillwayError('ERR_SPILLWAY_TASK', ''), taskFailure(e, key, task.func))
     }

@@ -4,18 +4,20 @@
 // crashed scheduler leaves no workers.
 
 import { join } from 'node:path'
-import { SpillwayError, WorkerStuckError } from '../base/errors'
+import { SpillwayError } from '../base/errors'
 import { native } from '../native/binding'
 import { SpillBuffer } from '../native/spill-buffer'
 import { DataClient } from '../comm/data-client'
 import { UNREADABLE_CODES } from '../wire/protocol'
-import type { ErrorPayload, ReduceManyResult, Request, SchedulerToWorker, WorkerMetrics, WorkerStart, WorkerToScheduler } from '../wire/protocol'
+import type { ReduceManyResult, Request, SchedulerToWorker, WorkerMetrics, WorkerStart, WorkerToScheduler } from '../wire/protocol'
 import type { Transport } from '../comm/transport'
+import { errorPayload } from '../comm/rpc'
 import { DataServer, type TransferCounts } from './data-server'
 import { Inputs } from './inputs'
 import { MemoryMonitor } from './memory-monitor'
 import { SMALL_SHARE_OF_LIMIT as SMALL_SHARE, WorkerStore } from './store'
 import { TaskRunner } from './task-runner'
+import { SchedulerCalls } from './scheduler-calls'
 import { SHARD_PART, ShuffleService } from './shuffle'
 import { acquire } from './acquire'
 import { EXIT_RETIRED } from '../comm/join'
@@ -55,12 +57,16 @@ export class Worker {
   readonly #transfer: TransferCounts = { incomingBytes: 0, incomingCount: 0, outgoingBytes: 0, outgoingCount: 0 }
 
   #exitCode = 0
+  readonly #calls: SchedulerCalls
 
   constructor(private readonly transport: Transport<SchedulerToWorker, WorkerToScheduler>) {
     transport.onClose(() => process.exit(this.#exitCode))
+    this.#calls = new SchedulerCalls(transport)
     // Its nanny's word that its lifetime is up: the scheduler moves its values elsewhere, then closes it.
     process.on('SIGUSR2', () => transport.send({ kind: 'retire', reason: 'its lifetime is up' }))
-    transport.onMessage(({ id, request }) => {
+    transport.onMessage((m) => {
+      if (m.kind === 'answer') return this.#calls.answered(m)
+      const { id, request } = m
       this.handle(request).then(
         (result) => transport.send({ kind: 'reply', id, ok: true, result }),
         (e: any) => transport.send({ kind: 'reply', id, ok: false, error: errorPayload(e) }),
@@ -137,7 +143,7 @@ export class Worker {
     const dataAddress = await server.start(config.dataAddress)
     const host = { store: buffer, client, memoryLimit: config.memoryLimit, address: dataAddress, status: () => monitor.status, checkSoon: () => monitor.checkSoon() }
     shuffle = new ShuffleService(host, Math.max(SHARD_PART, Math.floor(config.memoryLimit * OUTGOING_SHARE)))
-    const runner = new TaskRunner(config.nthreads, () => monitor.status, buffer, inputs, dataAddress, monitor, { shuffle, memoryLimit: config.memoryLimit })
+    const runner = new TaskRunner(config.nthreads, () => monitor.status, buffer, inputs, dataAddress, monitor, { shuffle, memoryLimit: config.memoryLimit }, this.#calls)
     this.#parts = { config, buffer, monitor, runner, server, client, inputs, shuffle }
     this.#timers.push(setInterval(this.#heartbeat, config.heartbeatMs), setInterval(() => monitor.check(), config.monitorMs))
     return { pid: process.pid, dataAddress }
@@ -228,12 +234,4 @@ export class Worker {
     })
     return { partials, unreadable }
   }
-}
-
-function errorPayload(e: any): ErrorPayload {
-  const out: ErrorPayload = { code: e?.code, message: String(e?.message ?? e) }
-  if (e?.remote) out.remote = e.remote
-  if (e?.missing) out.missing = e.missing
-  if (e instanceof WorkerStuckError) out.stuck = e.details
-  return out
 }
