@@ -74,6 +74,7 @@ export class Nanny {
   #gaveUp = false
   /** Set by restartWorker(): the next exit is asked for, not a crash. */
   #restartAsked = false
+  #restartTimer: NodeJS.Timeout | undefined
   restarts = 0
   kills = 0
 
@@ -192,11 +193,13 @@ export class Nanny {
     if (delay === 'give-up') return this.#giveUp(`${handle.name} died ${this.restarts >= MAX_RESTARTS ? `after ${MAX_RESTARTS} restarts` : `${this.#crashes.count} times in a row soon after starting`} (last: ${why}); not starting it again`)
     if (delay > 0) this.opts.log?.('warn', `${handle.name} ${why}; starting it again in ${(delay / 1000).toFixed(1)} s`)
     this.restarts++
-    const timer = setTimeout(() => {
+    // Not unref'd: a program awaiting a result while its only worker is
+    // being replaced has nothing else keeping it alive. close() clears it.
+    this.#restartTimer = setTimeout(() => {
+      this.#restartTimer = undefined
       if (this.#closing || this.scheduler.closed) return
       this.start().catch((e) => this.#giveUp(`restart of ${handle.name} failed: ${e.message}`))
     }, delay)
-    timer.unref()
   }
 
   /** Kills the worker and starts a fresh one at once (client.restart()); resolves once the new one is registered. */
@@ -228,6 +231,7 @@ export class Nanny {
     if (this.#closing) return
     this.#closing = true
     clearInterval(this.#watch)
+    clearTimeout(this.#restartTimer)
     const child = this.#child
     if (!child || child.exitCode !== null || child.signalCode !== null) return
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
@@ -242,6 +246,7 @@ export class Nanny {
   /** Synchronous last resort on process exit. */
   killNow(): void {
     this.#closing = true
+    clearTimeout(this.#restartTimer)
     try {
       this.#child?.kill('SIGKILL')
     } catch {
