@@ -148,6 +148,16 @@ export class SpillBuffer {
     return r ? { compressed: r.frame, data: r.data } : undefined
   }
 
+  /**
+   * Stores a spilled chunk that arrives as its frame (what `getFrame` gave
+   * with `compressed: true` on another buffer) straight on disk: verified,
+   * never decompressed, taking no memory. Resolves to the chunk's size; a
+   * bad frame rejects with ERR_SPILLWAY_CORRUPT_FRAME and stores nothing.
+   */
+  async setFrame(key: string, frame: Buffer): Promise<number> {
+    return callNative(() => this.#native.setFrame(String(key), frame))
+  }
+
   has(key: string): boolean {
     return this.#native.has(String(key))
   }

@@ -1,6 +1,7 @@
 // Values copied in from a peer (retirement, rebalance, replicate): fetched
-// over the data socket as the peer holds them (a spilled value as its
-// compressed frame) and stored here, where they count against this worker's
+// over the data socket as the peer holds them, and stored here (a value the
+// peer had spilled goes onto this worker's spill disk as the compressed
+// frame it came as, taking no memory), where they count against this worker's
 // limits and spill as its own do. Batches of at most the transfer cap; the
 // next batch is fetched while the last one is stored, so the socket and the
 // store work at once. A worker that pauses stops taking more: what it holds
@@ -20,7 +21,7 @@ export interface AcquireHost {
   check(): void
 }
 
-type Fetched = Map<string, Buffer | undefined> | 'unreachable'
+type Fetched = Map<string, { frame: boolean; data: Buffer } | undefined> | 'unreachable'
 
 export async function acquire(host: AcquireHost, from: string, keys: Array<{ key: string; nbytes: number }>): Promise<Omit<AcquireResult, 'metrics'>> {
   const got: string[] = []
@@ -40,7 +41,7 @@ export async function acquire(host: AcquireHost, from: string, keys: Array<{ key
     batches[batches.length - 1].push(key)
     bytes += nbytes
   }
-  const fetch = (batch: string[]): Promise<Fetched> => host.client.fetch(from, batch).catch(() => 'unreachable' as const)
+  const fetch = (batch: string[]): Promise<Fetched> => host.client.fetchFrames(from, batch).catch(() => 'unreachable' as const)
   let next = batches.length ? fetch(batches[0]) : undefined
   let i = 0
   for (; i < batches.length; i++) {
@@ -56,7 +57,7 @@ export async function acquire(host: AcquireHost, from: string, keys: Array<{ key
       const v = values.get(key)
       if (!v) missing.push(key)
       else {
-        await host.store.set(key, v)
+        await (v.frame ? host.store.setFrame(key, v.data) : host.store.set(key, v.data))
         got.push(key)
       }
     }

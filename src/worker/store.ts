@@ -66,6 +66,12 @@ export class WorkerStore {
     return s ? { compressed: false, data: s } : this.buffer.getFrame(key)
   }
 
+  /** A spilled value that came as its frame: onto the spill disk as it is. */
+  setFrame(key: string, frame: Buffer): Promise<number> {
+    this.#dropSmall(key)
+    return this.buffer.setFrame(key, frame)
+  }
+
   delete(key: string): boolean {
     return this.#dropSmall(key) || this.buffer.delete(key)
   }

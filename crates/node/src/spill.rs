@@ -83,6 +83,7 @@ pub enum Job {
     Get(String),
     Peek(String),
     GetFrame(String),
+    SetFrame(String, Buffer),
     SetTarget(f64),
     EvictUntil(u64),
     Generate(String, ChunkSpec),
@@ -127,6 +128,8 @@ impl Task for SpillTask {
                     StoredBytes::Raw(d) => (false, Arc::unwrap_or_clone(d)),
                 }))
             }),
+            // Verified and written from the JS Buffer as it is, off the JS thread; never decoded, never copied.
+            Job::SetFrame(key, frame) => b.set_frame(&key, &frame).map(Outcome::Count),
             Job::SetTarget(t) => b.set_target(t).map(|_| Outcome::Nothing),
             Job::EvictUntil(bytes) => Ok(Outcome::Count(b.evict_until(bytes))),
             Job::Generate(key, spec) => b.generate(&key, &spec).map(Outcome::Count),
@@ -203,6 +206,14 @@ impl NativeSpillBuffer {
     #[napi(ts_return_type = "Promise<NativeStoredBytes | null>")]
     pub fn get_frame(&self, key: String) -> AsyncTask<SpillTask> {
         self.task(Job::GetFrame(key))
+    }
+
+    /// Stores a frame (another buffer's spilled chunk, as `getFrame` gave
+    /// it) straight on disk, verified, not decoded; resolves to the chunk's
+    /// size. A bad frame rejects with ERR_SPILLWAY_CORRUPT_FRAME.
+    #[napi(ts_return_type = "Promise<number>")]
+    pub fn set_frame(&self, key: String, frame: Buffer) -> AsyncTask<SpillTask> {
+        self.task(Job::SetFrame(key, frame))
     }
 
     #[napi]

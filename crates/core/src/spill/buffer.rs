@@ -15,6 +15,7 @@ use super::metrics::SpillMetrics;
 use crate::codec::{encode_if_smaller, Codec};
 use crate::error::{Error, Result};
 
+mod adopt;
 mod read;
 pub use read::StoredBytes;
 
