@@ -232,3 +232,16 @@ test('options that are not an object are rejected', (t) => {
   t.throws(() => new SetupConfig(42 as any), { instanceOf: ConfigError })
   t.throws(() => new SetupConfig(null as any), { instanceOf: ConfigError })
 })
+
+test('maxSpill takes bytes, a size string or false (no cap, the default), and refuses anything else naming the field', (t) => {
+  t.is(new SetupConfig().maxSpill, false)
+  t.is(new SetupConfig({ maxSpill: 10 * 2 ** 30 }).maxSpill, 10 * 2 ** 30)
+  t.is(new SetupConfig({ maxSpill: '10 GiB' }).maxSpill, '10 GiB')
+  t.is(new SetupConfig({ maxSpill: false }).maxSpill, false)
+  for (const bad of ['lots', 0, -5, true]) {
+    const [p, ...rest] = problemsOf(t, () => new SetupConfig({ maxSpill: bad as any }))
+    t.is(rest.length, 0)
+    t.is(p!.field, 'maxSpill')
+    t.regex(p!.allowed, /size such as '10 GiB'.*false/)
+  }
+})

@@ -20,7 +20,7 @@ export type FlagSpec = Record<string, FlagType>
 export const SETUP_FLAGS: FlagSpec = {
   config: 'string',
   // Derived from the config's own table so a new option is a flag at once.
-  ...Object.fromEntries(Object.entries(KINDS).map(([name, kind]) => [name, kind === 'integer' ? 'number' : kind])),
+  ...Object.fromEntries(Object.entries(KINDS).map(([name, kind]) => [name, kind === 'integer' ? 'number' : kind === 'size' ? 'string' : kind])),
 }
 
 export function kebabToCamel(s: string): string {
@@ -95,6 +95,11 @@ export function parseArgs(argv: readonly string[], spec: FlagSpec): ParsedArgs {
     }
     const value = tok.value
     if (value === undefined || (!tok.inlineValue && value.startsWith('--') && value.length > 2)) throw new UsageError(`${flag} needs a value`, { flag })
+    // `--memory-target false`, `--max-spill off`: the options whose off is false.
+    if (FALSE.has(value.toLowerCase()) && value !== '0' && Object.hasOwn(OPTIONS, name) && (OPTIONS[name as keyof typeof OPTIONS] as { orFalse?: boolean }).orFalse) {
+      out.flags[name] = false
+      continue
+    }
     if (type === 'number') {
       const n = value.trim() === '' ? NaN : Number(value)
       if (!Number.isFinite(n)) throw new UsageError(`${flag} expects a number, got ${JSON.stringify(value)}`, { flag, value })

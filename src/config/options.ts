@@ -7,6 +7,7 @@
 
 import { isIPv4, isIPv6 } from 'node:net'
 import { validCodecNames } from '../native/codecs'
+import { MAX_SPILL_ALLOWED, maxSpillBytes } from '../native/spill-buffer'
 
 export type WorkloadType = 'cpu' | 'io' | 'mixed'
 export const WORKLOAD_TYPES: readonly WorkloadType[] = ['cpu', 'io', 'mixed']
@@ -14,9 +15,10 @@ export const WORKLOAD_TYPES: readonly WorkloadType[] = ['cpu', 'io', 'mixed']
 export type ClusterKind = 'local' | 'allocation'
 export const CLUSTER_KINDS: readonly ClusterKind[] = ['local', 'allocation']
 
-export type Kind = 'number' | 'integer' | 'boolean' | 'string'
+/** 'size': bytes as a number, or a string such as '10 GiB' (base/units.ts). */
+export type Kind = 'number' | 'integer' | 'boolean' | 'string' | 'size'
 
-type KindType<K extends Kind> = K extends 'boolean' ? boolean : K extends 'string' ? string : number
+type KindType<K extends Kind> = K extends 'boolean' ? boolean : K extends 'string' ? string : K extends 'size' ? number | string : number
 
 /** One option: what it must be, what it is unless given, and what it does. */
 export interface OptionSpec<T = unknown> {
@@ -25,8 +27,10 @@ export interface OptionSpec<T = unknown> {
   default?: T
   /** The allowed values, for an option that takes one of a few strings. */
   values?: readonly T[]
-  /** Why a well-typed value is refused (the "allowed" of the error), or undefined when it is fine. */
-  check?: (value: T) => string | undefined
+  /** `false` is a value of its own beside the kind: off, or no cap (as Dask's `target: False`). */
+  orFalse?: boolean
+  /** Why a well-typed value (never `false`) is refused (the "allowed" of the error), or undefined when it is fine. */
+  check?: (value: Exclude<T, false>) => string | undefined
   /** One line for the reference and the CLI's help. */
   doc: string
 }
@@ -51,11 +55,12 @@ const positiveSeconds = (dflt: number) => (v: number) => (v > 0 ? undefined : `a
 const nonEmpty = (what: string) => (v: string) => (v.trim() !== '' ? undefined : what)
 
 // D records whether a default was given, so ResolvedOptions knows which options are always set.
-function option<K extends Kind, T extends KindType<K> = KindType<K>, D extends T | undefined = undefined>(spec: {
+function option<K extends Kind, T extends KindType<K> | false = KindType<K>, D extends T | undefined = undefined>(spec: {
   kind: K
   default?: D
   values?: readonly NoInfer<T>[]
-  check?: (value: NoInfer<T>) => string | undefined
+  orFalse?: false extends T ? true : never
+  check?: (value: Exclude<NoInfer<T>, false>) => string | undefined
   doc: string
 }): OptionSpec<T> & { kind: K } & (undefined extends D ? unknown : { default: T }) {
   return spec as never
@@ -89,6 +94,13 @@ export const OPTIONS = {
       return valid.includes(v) ? undefined : `a codec compiled into this build: ${valid.map((c) => `'${c}'`).join(', ')}`
     },
     doc: "the spill codec: 'auto' (lz4), 'lz4', 'zstd', 'snappy', 'zlib' or 'none'",
+  }),
+  maxSpill: option<'size', number | string | false, false>({
+    kind: 'size',
+    orFalse: true,
+    default: false,
+    check: (v) => (maxSpillBytes(v) === undefined ? MAX_SPILL_ALLOWED : undefined),
+    doc: "cap on the bytes each worker's spill files take on disk, after compression: a number or a size ('10 GiB'); past it values stay in memory (Dask's max-spill; default false: no cap)",
   }),
   commCompression: option({ kind: 'boolean', default: false, doc: 'compress values moving between workers' }),
   tempBaseDir: option({ kind: 'string', check: nonEmpty('a directory path'), doc: 'where the spill directory is made (default $PBS_JOBFS, else $TMPDIR, else the OS temp dir)' }),

@@ -43,6 +43,7 @@ export class MemoryMonitor {
   /** Free bytes on the spill disk after the last failed write, and that write's count. */
   #freeAtFailure: number | undefined
   #failuresSeen = 0
+  #capRefusalsSeen = 0
 
   constructor(
     private readonly buffer: WorkerStore,
@@ -92,6 +93,10 @@ export class MemoryMonitor {
     const rss = this.#react(m)
     if (rss > this.thresholds.spill * this.memoryLimit && this.buffer.spillable(m) < SMALL) this.#log.unmanagedHigh(rss, m.memoryBytes)
     this.#warnings.update(m.writeFailures, m.consecutiveWriteFailures, m.lastWriteError)
+    if (m.spillCapRefusals > this.#capRefusalsSeen) {
+      this.#capRefusalsSeen = m.spillCapRefusals
+      this.#log.spillCapReached(this.buffer.buffer.maxSpill ?? 0)
+    }
     this.#retryWhenSpaceFreed(m)
     this.#checkStuck(m, rss)
   }
