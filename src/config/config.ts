@@ -5,7 +5,7 @@ import { ConfigError, type ConfigProblem } from '../base/errors'
 import { closestName } from '../base/suggest'
 import { KINDS, OPTIONS, OPTION_NAMES, optionDefaults, type Kind, type OptionSpec, type ResolvedOptions, type SetupOptions } from './options'
 import { PROFILES } from './profiles'
-import { thresholdProblems } from './thresholds'
+import { isThreshold, thresholdAllowed, thresholdProblems } from './thresholds'
 
 export { KINDS, OPTIONS, OPTION_NAMES, WORKLOAD_TYPES, CLUSTER_KINDS, type SetupOptions, type WorkloadType, type ClusterKind } from './options'
 export { PROFILES, type Profile } from './profiles'
@@ -187,8 +187,7 @@ function checkValues(o: Record<string, unknown>, mistyped: Set<string>, problems
     // Only the well-typed ones can be checked for range.
     for (const n of ['target', 'spill', 'pause', 'terminate'] as const) {
       if (mistyped.has(field(n))) continue
-      const v = o[field(n)] as number
-      if (!(v > 0 && v <= 1)) bad(field(n), 'a fraction of the worker memory limit in (0, 1]')
+      if (!isThreshold(n, o[field(n)])) bad(field(n), thresholdAllowed(n, field))
     }
   }
 }

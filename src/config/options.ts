@@ -82,8 +82,18 @@ export const OPTIONS = {
   dashboard: option({ kind: 'boolean', default: true, doc: 'serve the live dashboard' }),
   dashboardPort: option({ kind: 'integer', default: 0, check: (v) => (v >= 0 && v <= 65535 ? undefined : 'an integer in 0–65535 (0 = a free port)'), doc: "the dashboard's port; 0 = a free port chosen at start-up, so two clusters never collide" }),
   dashboardAddress: option({ kind: 'string', default: '127.0.0.1', check: nonEmpty('a host name or IP address to listen on'), doc: 'the address the dashboard listens on' }),
-  memoryTarget: option({ kind: 'number', default: 0.75, doc: 'spill LRU values when managed memory passes this fraction of the worker limit' }),
-  memorySpill: option({ kind: 'number', default: 0.85, doc: 'spill when process memory passes this fraction, until below target' }),
+  memoryTarget: option<'number', number | false, 0.75>({
+    kind: 'number',
+    orFalse: true,
+    default: 0.75,
+    doc: 'spill LRU values when managed memory passes this fraction of the worker limit; false: managed memory alone never spills',
+  }),
+  memorySpill: option<'number', number | false, 0.85>({
+    kind: 'number',
+    orFalse: true,
+    default: 0.85,
+    doc: 'spill when process memory passes this fraction, until below target (or this fraction when target is false); false: never',
+  }),
   memoryPause: option({ kind: 'number', default: 0.92, doc: 'take no new tasks above this fraction' }),
   memoryTerminate: option({ kind: 'number', default: 0.98, doc: 'the nanny restarts the worker above this fraction' }),
   spillCompression: option({
