@@ -7,23 +7,10 @@ import { join } from 'node:path'
 import { ConfigError, schedulerWorkers, SpillBuffer, workerSpillBytes } from 'spillway'
 import { MemoryLog, UNMANAGED_EVERY_MS } from '../src/worker/memory-log'
 import { bytesOnDisk, cluster } from './cluster-helpers'
-import { scratch } from './helpers'
+import { noise, scratch } from './helpers'
 
 const KIB = 1024
 const MIB = 2 ** 20
-
-/** Incompressible, reproducible bytes: what is on disk is the value itself plus a frame header. */
-function noise(seed: number, len: number): Buffer {
-  const b = Buffer.alloc(len)
-  let x = (seed * 2654435761 + 1) >>> 0
-  for (let i = 0; i + 4 <= len; i += 4) {
-    x ^= x << 13
-    x ^= x >>> 17
-    x ^= x << 5
-    b.writeUInt32LE(x >>> 0, i)
-  }
-  return b
-}
 
 const diskBytes = (dir: string) => readdirSync(dir).reduce((n, f) => n + statSync(join(dir, f)).size, 0)
 
@@ -86,19 +73,8 @@ test('the cap line is in Dask words and rate-limited', (t) => {
 test('a worker with maxSpill of a few MiB holds the values past it in memory, reports the cap, and gives every value back exactly', async (t) => {
   // One worker, a target low enough that 40 values of 1 MiB must spill.
   const { client, tempDir } = await cluster(t, { maxWorkers: 1, memoryTarget: 0.01, maxSpill: '4 MiB' })
-  const make = (i: number) => {
-    const b = Buffer.alloc(1 << 20)
-    let x = (i * 2654435761 + 1) >>> 0
-    for (let j = 0; j + 4 <= b.length; j += 4) {
-      x ^= x << 13
-      x ^= x >>> 17
-      x ^= x << 5
-      b.writeUInt32LE(x >>> 0, j)
-    }
-    return b
-  }
   const items = Array.from({ length: 40 }, (_, i) => i)
-  const futures = client.map(make, items)
+  const futures = items.map((i) => client.submit(noise, [i, MIB]))
   const values = (await client.gather(futures)) as Uint8Array[]
   const [w] = Object.values(await schedulerWorkers(client))
   const m = w!.metrics as any

@@ -8,7 +8,7 @@ import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { ConfigError, decideThresholds, memoryAction, schedulerWorkers, SpillBuffer, type Future } from 'spillway'
 import { bytesOnDisk, cluster, until } from './cluster-helpers'
-import { scratch } from './helpers'
+import { noise, scratch } from './helpers'
 
 const MIB = 2 ** 20
 
@@ -52,18 +52,7 @@ test('tuning leaves an off threshold off and says so', (t) => {
   t.regex(one.reason, /target is off \(false\): tuning cannot move an off threshold/)
 })
 
-/** A self-contained task: `mib` MiB of bytes that do not compress, from `seed`. */
-const make = (seed: number, mib: number) => {
-  const b = Buffer.alloc(mib * (1 << 20))
-  let x = (seed * 2654435761 + 1) >>> 0
-  for (let j = 0; j + 4 <= b.length; j += 4) {
-    x ^= x << 13
-    x ^= x >>> 17
-    x ^= x << 5
-    b.writeUInt32LE(x >>> 0, j)
-  }
-  return b
-}
+const TEN_MIB = 10 * MIB
 
 // One worker of 1 GiB (2 GiB capped, 1 GiB reserved).
 const ONE_GIB_WORKER = { maxWorkers: 1, maxMemGb: 2, reserveMemGb: 1 }
@@ -73,7 +62,7 @@ test('with target and spill both off, a worker never writes a spill file and pau
   const [w0] = Object.values(await schedulerWorkers(client))
   t.deepEqual(w0!.thresholds, { target: false, spill: false, pause: 0.3, terminate: 0.95 })
   // 500 MiB of results against a pause at about 307 MiB.
-  const futures: Future<Uint8Array>[] = Array.from({ length: 50 }, (_, i) => client.submit(make, [i, 10]))
+  const futures: Future<Uint8Array>[] = Array.from({ length: 50 }, (_, i) => client.submit(noise, [i, TEN_MIB]))
   let paused: any
   await until(async () => {
     const [w] = Object.values(await schedulerWorkers(client))
@@ -90,19 +79,19 @@ test('with target and spill both off, a worker never writes a spill file and pau
   const done = futures.filter((f) => f.status === 'finished').slice(0, 3)
   for (const f of done) {
     const i = futures.indexOf(f)
-    t.true(Buffer.from(await f.result()).equals(make(i, 10)), `value ${i}`)
+    t.true(Buffer.from(await f.result()).equals(noise(i, TEN_MIB)), `value ${i}`)
   }
   for (const f of futures) f.release()
 })
 
 test('with only target off, process memory past spill still spills, down to spill', async (t) => {
   const { client, tempDir } = await cluster(t, { ...ONE_GIB_WORKER, memoryTarget: false, memorySpill: 0.3, memoryPause: 0.9, memoryTerminate: 0.95 })
-  const futures: Future<Uint8Array>[] = Array.from({ length: 50 }, (_, i) => client.submit(make, [i, 10]))
+  const futures: Future<Uint8Array>[] = Array.from({ length: 50 }, (_, i) => client.submit(noise, [i, TEN_MIB]))
   const values = await client.gather(futures)
   const [w] = Object.values(await schedulerWorkers(client))
   const m = w!.metrics as any
   t.true(m.spillCount > 0, 'spilled by process memory')
   t.true(bytesOnDisk(tempDir).files > 0)
   t.is(m.targetBytes, undefined, 'the target is off')
-  for (let i = 0; i < values.length; i++) t.true(Buffer.from(values[i]!).equals(make(i, 10)), `value ${i}`)
+  for (let i = 0; i < values.length; i++) t.true(Buffer.from(values[i]!).equals(noise(i, TEN_MIB)), `value ${i}`)
 })
