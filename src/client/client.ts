@@ -22,6 +22,7 @@ import { withProgress } from './progress'
 import { hasWhat, keysOf, rebalanceValues, replicateValues, restart, retire, runOnWorkers, whoHas, type KeyLike, type WorkersOption } from './cluster-ops'
 import type { RetireOptions, RetireReport } from '../scheduler/retire'
 import type { RebalanceResult } from '../scheduler/rebalance'
+import { lowestOn } from '../config/thresholds'
 
 export interface ClientOptions {
   dashboardLink?: string
@@ -145,7 +146,7 @@ export class Client {
   #submitGraph(subs: TaskSubmission[]): void {
     const fresh = subs.filter((s) => !this.scheduler.tasks.has(s.key))
     let memoryBytes = 0
-    for (const w of this.scheduler.workers.values()) memoryBytes += w.memoryLimit * (w.metrics?.thresholds.target ?? this.scheduler.thresholds.target)
+    for (const w of this.scheduler.workers.values()) memoryBytes += w.memoryLimit * lowestOn(w.metrics?.thresholds ?? this.scheduler.thresholds)
     checkShuffleRoom(fresh, { spillDir: this.cluster.options.spillDir, memoryBytes, nbytesOf: (k) => this.scheduler.tasks.get(k)?.nbytes ?? 0 })
     this.scheduler.submit(shufflesOf(this.scheduler).prepare(subs))
   }

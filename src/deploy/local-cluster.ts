@@ -26,6 +26,8 @@ export interface LocalClusterOptions {
   spillDir: string
   codec: string
   level?: number
+  /** Bytes each worker's spill files may take on disk (Dask's max-spill); undefined: no cap. */
+  maxSpill?: number
   processes?: boolean
   heartbeatMs?: number
   /** A paused worker that cannot spill and makes no progress this long is stuck, and the work it holds up fails (default 30 s). */

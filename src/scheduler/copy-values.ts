@@ -49,13 +49,14 @@ export function pausedByUnmanaged(m: WorkerMetrics, memoryLimit: number): boolea
 
 /**
  * Bytes a worker can still take in: memory up to its pause threshold, plus
- * room on its spill disk where it can spill (its last heartbeat's figures).
+ * room on its spill disk where it can spill (its last heartbeat's figures;
+ * none once it is at its maxSpill cap).
  */
 export function roomOn(w: WorkerHandle, pause: number): number {
   const m = w.metrics
   if (!m) return 0
   const memory = Math.max(0, w.memoryLimit * (m.thresholds.pause ?? pause) - m.rss)
-  // A filesystem that cannot say how much is free is not taken as full.
-  const disk = m.spillFreeBytes ?? Infinity
+  // A filesystem that cannot say how much is free is not taken as full; a store at its maxSpill cap is.
+  const disk = m.spillCapReached ? 0 : (m.spillFreeBytes ?? Infinity)
   return memory + disk
 }

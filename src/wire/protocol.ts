@@ -19,6 +19,8 @@ export interface WorkerStart {
   spillDir: string
   codec: string
   level?: number
+  /** Bytes its spill files may take on disk; absent: no cap. */
+  maxSpill?: number
   heartbeatMs: number
   monitorMs: number
   /** Hex of the cluster's secret: data connections prove they hold it. */

@@ -99,7 +99,11 @@ const format: Check = (v, at) => {
   if (!isValueFormat(v)) bad(at, 'a value format (v8, arraybuffer, raw:<view>)', v)
 }
 
-const THRESHOLDS = obj({ target: fraction, spill: fraction, pause: fraction, terminate: fraction })
+/** Target and spill may be off (false), as Dask's `target: False` / `spill: False`. */
+const fractionOrOff: Check = (v, at) => {
+  if (v !== false) fraction(v, at)
+}
+const THRESHOLDS = obj({ target: fractionOrOff, spill: fractionOrOff, pause: fraction, terminate: fraction })
 
 const STUCK = obj({
   reason: oneOf('spill-full', 'spill-failing', 'nothing-to-spill'),
@@ -129,7 +133,9 @@ export const checkMetrics: Check = obj({
   lastWriteNoSpace: bool,
   consecutiveWriteFailures: amount,
   spillBackoffSeconds: amount,
-  targetBytes: amount,
+  targetBytes: opt(amount),
+  spillCapRefusals: amount,
+  spillCapReached: bool,
   rss: amount,
   status: oneOf('running', 'paused', 'closing'),
   memoryLimit: amount,

@@ -4,7 +4,8 @@
 // threshold with nothing managed left to spill. Both are rate-limited
 // (Dask's RateLimiterFilter allows that warning once per 10 s): a worker
 // that flaps between paused and running under pressure says so in a count,
-// not a line per flap.
+// not a line per flap. So is the line for a spill disk at its maxSpill cap
+// (Dask's "Spill file on disk reached capacity; keeping data in memory").
 
 import { formatBytes } from '../base/units'
 import type { WorkerStatus } from '../wire/protocol'
@@ -15,6 +16,7 @@ export const STATUS_EVERY_MS = 5_000
 export class MemoryLog {
   #statusAt = -Infinity
   #unmanagedAt = -Infinity
+  #capAt = -Infinity
   #flaps = 0
 
   constructor(
@@ -34,6 +36,12 @@ export class MemoryLog {
     this.#flaps = 0
     const what = next === 'paused' ? 'Pausing worker' : 'Resuming worker'
     this.log(next === 'paused' ? 'warn' : 'info', `worker is at ${pct}% memory usage. ${what}. Process memory: ${formatBytes(rss)} -- Worker memory limit: ${formatBytes(this.memoryLimit)}${flaps}`)
+  }
+
+  spillCapReached(maxSpill: number, now = Date.now()): void {
+    if (now - this.#capAt < UNMANAGED_EVERY_MS) return
+    this.#capAt = now
+    this.log('warn', `spill disk reached its cap (maxSpill ${formatBytes(maxSpill)}): keeping values in memory`)
   }
 
   unmanagedHigh(rss: number, managedInMemory: number, now = Date.now()): void {

@@ -20,7 +20,7 @@ export class WorkerStore {
     private readonly smallLimit: number,
   ) {}
 
-  get target(): number {
+  get target(): number | false {
     return this.buffer.target
   }
 
@@ -109,7 +109,7 @@ export class WorkerStore {
     return this.buffer.evictUntil(Math.max(0, bytes - this.#smallBytes))
   }
 
-  setTarget(fraction: number): Promise<void> {
+  setTarget(fraction: number | false): Promise<void> {
     return this.buffer.setTarget(fraction)
   }
 

@@ -118,6 +118,7 @@ export class Worker {
       target: config.thresholds.target,
       codec: config.codec,
       level: config.level,
+      maxSpill: config.maxSpill ?? false,
     })
     const buffer = new WorkerStore(spill, Math.floor(config.memoryLimit * SMALL_SHARE))
     const secret = Buffer.from(config.secret, 'hex')

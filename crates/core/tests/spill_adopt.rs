@@ -86,3 +86,21 @@ fn a_bad_frame_is_refused_and_nothing_is_stored() {
         assert!(files(b.path()).is_empty());
     }
 }
+
+#[test]
+fn a_frame_past_max_spill_is_kept_in_memory_instead() {
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    let src = buffer(a.path(), 1 << 20, 0.5);
+    let frames = spilled_frames(&src, &[("x", random_bytes(3, 20_000)), ("y", random_bytes(4, 20_000))]);
+    let mut cfg = config(b.path(), 1 << 20, 0.5, spillway_core::codec::Codec::Lz4);
+    cfg.max_spill = Some(frames[0].len() as u64 + 100);
+    let dst = SpillBuffer::new(cfg).unwrap();
+    dst.set_frame("x", &frames[0]).unwrap();
+    dst.set_frame("y", &frames[1]).unwrap();
+    let m = dst.metrics();
+    assert_eq!((m.disk_count, m.memory_count), (1, 1), "the second frame did not fit under the cap");
+    assert!(m.spilled_disk <= frames[0].len() as u64 + 100);
+    assert_eq!(dst.get("y").unwrap().unwrap().as_slice(), random_bytes(4, 20_000).as_slice());
+    assert_eq!(dst.get("x").unwrap().unwrap().as_slice(), random_bytes(3, 20_000).as_slice());
+}

@@ -13,9 +13,12 @@ use crate::error::{to_js, to_u64};
 pub struct NativeSpillOptions {
     pub dir: String,
     pub memory_limit: f64,
-    pub target: f64,
+    /// A fraction of memoryLimit; absent: off (managed memory spills nothing by itself).
+    pub target: Option<f64>,
     pub codec: String,
     pub level: Option<i32>,
+    /// Bytes the spill files may take on disk; absent: no cap.
+    pub max_spill: Option<f64>,
 }
 
 #[napi(object)]
@@ -42,8 +45,11 @@ pub struct NativeSpillMetrics {
     pub last_write_no_space: bool,
     pub consecutive_write_failures: f64,
     pub spill_backoff_seconds: f64,
-    pub target_bytes: f64,
+    /// Absent while the target is off.
+    pub target_bytes: Option<f64>,
     pub memory_limit: f64,
+    pub spill_cap_refusals: f64,
+    pub spill_cap_reached: bool,
 }
 
 fn to_js_metrics(m: SpillMetrics) -> NativeSpillMetrics {
@@ -64,8 +70,11 @@ fn to_js_metrics(m: SpillMetrics) -> NativeSpillMetrics {
         last_write_no_space: m.last_write_no_space,
         consecutive_write_failures: m.consecutive_write_failures as f64,
         spill_backoff_seconds: m.spill_backoff_seconds,
-        target_bytes: m.target_bytes as f64,
+        // Off is u64::MAX in the core: no byte count to report.
+        target_bytes: (m.target_bytes != u64::MAX).then_some(m.target_bytes as f64),
         memory_limit: m.memory_limit as f64,
+        spill_cap_refusals: m.spill_cap_refusals as f64,
+        spill_cap_reached: m.spill_cap_reached,
     }
 }
 
@@ -84,7 +93,7 @@ pub enum Job {
     Peek(String),
     GetFrame(String),
     SetFrame(String, Buffer),
-    SetTarget(f64),
+    SetTarget(Option<f64>),
     EvictUntil(u64),
     Generate(String, ChunkSpec),
     Reduce(String, Dtype, Op),
@@ -173,6 +182,7 @@ impl NativeSpillBuffer {
             target: options.target,
             codec,
             level: options.level,
+            max_spill: options.max_spill.map(|b| to_u64("maxSpill", b)).transpose()?,
         };
         Ok(NativeSpillBuffer { inner: Arc::new(SpillBuffer::new(config).map_err(to_js)?) })
     }
@@ -231,8 +241,9 @@ impl NativeSpillBuffer {
         self.inner.keys()
     }
 
+    /// null turns the target off.
     #[napi(ts_return_type = "Promise<void>")]
-    pub fn set_target(&self, target: f64) -> AsyncTask<SpillTask> {
+    pub fn set_target(&self, target: Option<f64>) -> AsyncTask<SpillTask> {
         self.task(Job::SetTarget(target))
     }
 

@@ -1,7 +1,8 @@
 //! Chunks that arrive as frames: a peer's spilled chunk moving here (a
 //! worker retiring, a rebalance) travels as the frame it had on disk, and
 //! is written here as it is: verified, but neither decoded nor held in
-//! memory, so taking in a spilled chunk costs one write and no room.
+//! memory, so taking in a spilled chunk costs one write and no room
+//! (within `max_spill`, like any write).
 
 use std::borrow::Cow;
 use std::hash::Hasher;
@@ -24,24 +25,29 @@ impl SpillBuffer {
         h.write(payload);
         header.check(payload.len(), h.finish())?;
         let len = header.decoded_len;
+        let frame_len = frame.len() as u64;
         let version = {
             let mut s = self.open()?;
-            if !s.backoff.ready(Instant::now()) {
+            // Past `max_spill`, or while writes back off: kept in memory, as `set` would.
+            let capped = self.max_spill.is_some_and(|cap| s.disk_bytes() + frame_len > cap);
+            if capped || !s.backoff.ready(Instant::now()) {
                 drop(s);
                 self.set(key, decode(frame)?)?;
                 return Ok(len);
             }
+            s.reserved_disk += frame_len;
             s.next_version += 1;
             s.next_version
         };
         let start = Instant::now();
         let written = self.disk.write(key, version, &Encoded { header, payload: Cow::Borrowed(payload) });
         let mut s = self.open()?;
+        s.reserved_disk -= frame_len;
         match written {
             Ok(disk_len) => {
                 s.backoff.succeeded();
                 self.remove_locked(&mut s, key);
-                s.entries.insert(key.to_string(), Entry { slot: Slot::Disk { disk_len }, len, version });
+                s.entries.insert(key.to_string(), Entry { slot: Slot::Disk { disk_len }, len, version, over_cap: false });
                 s.m.record_spill(len, disk_len, start.elapsed().as_secs_f64());
                 Ok(len)
             }
