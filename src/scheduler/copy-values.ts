@@ -57,6 +57,7 @@ export function roomOn(w: WorkerHandle, pause: number): number {
   if (!m) return 0
   const memory = Math.max(0, w.memoryLimit * (m.thresholds.pause ?? pause) - m.rss)
   // A filesystem that cannot say how much is free is not taken as full; a store at its maxSpill cap is.
-  const disk = m.spillCapReached ? 0 : (m.spillFreeBytes ?? Infinity)
+  const spills = m.thresholds.target !== false || m.thresholds.spill !== false
+  const disk = !spills || m.spillCapReached ? 0 : (m.spillFreeBytes ?? Infinity)
   return memory + disk
 }

@@ -10,6 +10,7 @@
 import type { DataClient } from '../comm/data-client'
 import type { AcquireResult, WorkerStatus } from '../wire/protocol'
 import type { WorkerStore } from './store'
+import { decompress } from '../native/codecs'
 
 export interface AcquireHost {
   store: WorkerStore
@@ -19,6 +20,8 @@ export interface AcquireHost {
   status(): WorkerStatus
   /** Checks memory now (spills to target, pauses past `pause`). */
   check(): void
+  /** False with spill off (memoryTarget and memorySpill false): a frame is decoded into memory, never written. */
+  spills(): boolean
 }
 
 type Fetched = Map<string, { frame: boolean; data: Buffer } | undefined> | 'unreachable'
@@ -57,7 +60,9 @@ export async function acquire(host: AcquireHost, from: string, keys: Array<{ key
       const v = values.get(key)
       if (!v) missing.push(key)
       else {
-        await (v.frame ? host.store.setFrame(key, v.data) : host.store.set(key, v.data))
+        if (!v.frame) await host.store.set(key, v.data)
+        else if (host.spills()) await host.store.setFrame(key, v.data)
+        else await host.store.set(key, await decompress(v.data))
         got.push(key)
       }
     }

@@ -197,7 +197,7 @@ export class Worker {
       case 'ping':
         return {}
       case 'acquire': {
-        const host = { store: p.buffer, client: p.client, transferLimit: p.config.transferLimit, status: () => p.monitor.status, check: () => p.monitor.check() }
+        const host = { store: p.buffer, client: p.client, transferLimit: p.config.transferLimit, status: () => p.monitor.status, check: () => p.monitor.check(), spills: () => p.monitor.thresholds.target !== false || p.monitor.thresholds.spill !== false }
         return { ...(await acquire(host, req.from, req.keys)), metrics: this.metrics() }
       }
       case 'call':
