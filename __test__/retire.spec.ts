@@ -122,3 +122,16 @@ test('a worker paused by unmanaged memory past pausedRestart hands its values ov
   t.true(lines.some((l) => /unmanaged memory use is high/.test(l)))
   t.true(lines.some((l) => new RegExp(`${a.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}.*paused for \\d+ s by memory spillway cannot spill`).test(l)))
 })
+
+test('two retirements of one worker at once move each value once; the second waits on the first', async (t) => {
+  const { client } = await cluster(t)
+  const [a, b] = await addresses(client)
+  const fs = Array.from({ length: 6 }, (_, i) => client.submit(block, [4, i], { workers: [a], pure: false }))
+  await client.gather(fs)
+  const [[one], [two]] = await Promise.all([client.retireWorkers([a, a], { closeWorkers: false }), client.retireWorkers([a], { closeWorkers: false })])
+  t.is(one, two, 'one retirement, one report')
+  t.is(one.moved, 6)
+  t.deepEqual(await client.whoHas(fs), Object.fromEntries(fs.map((f) => [f.key, [b]])))
+  t.deepEqual((await client.hasWhat())[a], [])
+  t.deepEqual(((await client.gather(fs)) as Buffer[]).map(digest), fs.map((_, i) => digest(block(4, i))))
+})

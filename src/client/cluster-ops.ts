@@ -99,7 +99,7 @@ export async function restart(cluster: LocalCluster, timeoutMs?: number): Promis
 }
 
 export async function retire(s: Scheduler, workers: string[], options: RetireOptions): Promise<RetireReport[]> {
-  const picked = pickWorkers(s, workers)
+  const picked = [...new Set(pickWorkers(s, workers))]
   if (!picked.length) return []
   if (picked.length >= s.workers.size) {
     throw new SpillwayError('ERR_SPILLWAY_RETIRE_FAILED', `cannot retire every worker (${picked.length} of ${s.workers.size}): their values would have nowhere to go`, { workers })

@@ -75,6 +75,8 @@ export class Nanny {
   /** Set by restartWorker(): the next exit is asked for, not a crash. */
   #restartAsked = false
   #restartTimer: NodeJS.Timeout | undefined
+  /** Ends a restartWorker() wait (the nanny closed or gave up first). */
+  #restarted: (() => void) | undefined
   restarts = 0
   kills = 0
 
@@ -123,7 +125,6 @@ export class Nanny {
     const rpc = new WorkerRpc(address, transport, {
       heartbeat: (m: WorkerMetrics) => handle && this.scheduler.onHeartbeat(handle, m),
       log: (level, message) => this.opts.log?.(level, `${address}: ${message}`),
-      retire: (reason) => handle && this.scheduler.retireAsked(handle, reason),
       // The channel closes just before 'exit' fires: nothing more is sent to
       // the worker, but it is removed with its exit status (a task that
       // called process.exit is then named as such, not as a memory kill),
@@ -207,12 +208,15 @@ export class Nanny {
     const old = this.#handle
     if (this.#closing || this.#gaveUp || !old?.alive || !this.#child) return
     const back = new Promise<void>((resolve) => {
-      const added = (w: WorkerHandle) => {
-        if (w.name !== old.name || w === old) return
+      const done = () => {
         this.scheduler.off('worker-added', added)
+        this.#restarted = undefined
         resolve()
       }
+      const added = (w: WorkerHandle) => w.name === old.name && w !== old && done()
       this.scheduler.on('worker-added', added)
+      // Closed or given up before the new one registers: nothing more to wait for.
+      this.#restarted = done
     })
     this.#restartAsked = true
     this.#child.kill('SIGKILL')
@@ -222,6 +226,7 @@ export class Nanny {
   /** Stops for good, saying so: work only this worker could run fails with a coded error. */
   #giveUp(message: string): void {
     this.#gaveUp = true
+    this.#restarted?.()
     this.opts.log?.('error', message)
     this.scheduler.workerGone(`worker-${this.opts.index}`)
   }
@@ -232,6 +237,7 @@ export class Nanny {
     this.#closing = true
     clearInterval(this.#watch)
     clearTimeout(this.#restartTimer)
+    this.#restarted?.()
     const child = this.#child
     if (!child || child.exitCode !== null || child.signalCode !== null) return
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))

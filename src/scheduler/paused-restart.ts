@@ -18,6 +18,9 @@ export interface PausedRestartHost extends RetireHost {
 }
 
 
+/** How long its values may take to move before it is restarted all the same. */
+export const RETIRE_TIMEOUT_MS = 5 * 60_000
+
 export function watchPaused(host: PausedRestartHost, w: WorkerHandle, m: WorkerMetrics, now = Date.now()): void {
   if (!pausedByUnmanaged(m, w.memoryLimit)) {
     w.unmanagedPausedSince = undefined
@@ -27,9 +30,13 @@ export function watchPaused(host: PausedRestartHost, w: WorkerHandle, m: WorkerM
   if (now - w.unmanagedPausedSince < host.pausedRestartMs || w.retiring || !w.restart) return
   const restart = w.restart
   host.emit('worker-paused-restart', w, (now - w.unmanagedPausedSince) / 1000)
-  retireWorkers(host, [w], { closeWorkers: false, drainMs: 0 })
+  let timer: NodeJS.Timeout | undefined
+  // A move that hangs (a peer that never answers) must not keep the worker paused for good either.
+  const late = new Promise((resolve) => (timer = setTimeout(resolve, RETIRE_TIMEOUT_MS)))
+  Promise.race([retireWorkers(host, [w], { closeWorkers: false, drainMs: 0 }), late])
     .catch((e) => host.emit('worker-retire-failed', w, e))
     .finally(() => {
+      clearTimeout(timer)
       if (w.alive) restart('restarted: paused by unmanaged memory')
     })
 }

@@ -4,6 +4,7 @@
 // again. A passing fault (the peer answers after all) gets a retry anyway.
 
 import type { TaskRecord, WorkerHandle } from './state'
+import { dropReplica } from './replicas'
 
 /** What this needs of the scheduler. */
 export interface PeerGoneHost {
@@ -14,6 +15,7 @@ export interface PeerGoneHost {
 
 /** What a run that could not get its inputs needs of the scheduler. */
 export interface MissingInputsHost extends PeerGoneHost {
+  releaseCopy(w: WorkerHandle, key: string): void
   readonly tasks: Map<string, TaskRecord>
   recompute(t: TaskRecord, w: WorkerHandle): void
   requeue(t: TaskRecord, front: boolean): void
@@ -44,9 +46,18 @@ export function whenPeerGone(host: PeerGoneHost, peer: unknown, then: () => void
 
 /** A run could not get its inputs: make them again where their holder lost them, then run it. */
 export function missingInputs(host: MissingInputsHost, t: TaskRecord, keys: string[], peer?: unknown): void {
+  const ran = t.worker
   for (const k of keys) {
     const d = host.tasks.get(k)
-    if (d?.state === 'memory' && d.worker?.alive) host.recompute(d, d.worker)
+    if (d?.state !== 'memory' || !d.worker?.alive) continue
+    // The copy the run was sent to: a value moved since (retired, rebalanced) is not lost for that.
+    const address = t.sent?.inputs?.[k]?.address
+    const tried = address === undefined ? ran : [...host.workers.values()].find((w) => w.dataAddress === address)
+    if (tried === d.worker) host.recompute(d, d.worker)
+    else if (tried && d.replicas?.has(tried)) {
+      dropReplica(d, tried)
+      host.releaseCopy(tried, k)
+    }
   }
   // A shuffle input whose push found its output's owner gone goes again
   // once that owner is removed, so the output has a new one.

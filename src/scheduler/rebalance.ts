@@ -5,7 +5,7 @@
 
 import { copyValues, roomOn, type CopyHost } from './copy-values'
 import { planRebalance, type RebalanceRule } from './rebalance-rule'
-import { addReplica, dropReplica, holders, moveHolder } from './replicas'
+import { canTakeOver, dropReplica, holders, moveHolder } from './replicas'
 import type { TaskRecord, WorkerHandle } from './state'
 
 /** What these need of the scheduler. */
@@ -59,7 +59,7 @@ export async function rebalance(host: MoveHost, keys?: Set<string>, rule?: Rebal
   for (const w of workers) for (const t of w.held) records.set(t.key, t)
   const pairs = plan.map((m) => ({ t: records.get(m.key)!, from: m.from, to: m.to }))
   await copyAll(host, pairs, (t, from, to) => {
-    if (t.worker !== from) return
+    if (!canTakeOver(t, from, to)) return
     moveHolder(host, t, to)
     result.moved++
     result.movedBytes += t.nbytes
@@ -71,13 +71,15 @@ export async function rebalance(host: MoveHost, keys?: Set<string>, rule?: Rebal
 export async function replicate(host: MoveHost, tasks: TaskRecord[], n: number): Promise<void> {
   const workers = [...host.workers.values()].filter(eligible)
   const want = Math.min(n, workers.length)
+  // A worker paused for a moment takes no new copy, but its copies are not dropped for it.
+  const keep = Math.min(n, [...host.workers.values()].filter((w) => w.alive && !w.closing).length)
   const pairs: Array<{ t: TaskRecord; from: WorkerHandle; to: WorkerHandle }> = []
   const room = new Map(workers.map((w) => [w, roomOn(w, host.thresholds.pause)]))
   for (const t of tasks) {
     if (t.state !== 'memory' || !t.worker) continue
     const have = holders(t)
-    if (have.length > want) {
-      for (const r of have.filter((w) => w !== t.worker).slice(0, have.length - want)) {
+    if (have.length > keep) {
+      for (const r of have.filter((w) => w !== t.worker).slice(0, have.length - keep)) {
         dropReplica(t, r)
         host.releaseCopy(r, t.key)
       }
@@ -89,5 +91,6 @@ export async function replicate(host: MoveHost, tasks: TaskRecord[], n: number):
       pairs.push({ t, from: t.worker, to: w })
     }
   }
-  await copyAll(host, pairs, (t, _from, to) => addReplica(t, to))
+  // copyValues made each landed copy a replica already.
+  await copyAll(host, pairs, () => {})
 }

@@ -29,6 +29,11 @@ export function dropReplica(t: TaskRecord, w: WorkerHandle): void {
   if (t.replicas?.size === 0) t.replicas = undefined
 }
 
+/** Whether `to` can become the holder of the copy it took of `t` from `from`: it still has it, `from` still holds it, and `to` is staying. */
+export function canTakeOver(t: TaskRecord, from: WorkerHandle, to: WorkerHandle): boolean {
+  return t.worker === from && t.state === 'memory' && Boolean(t.replicas?.has(to)) && to.alive && !to.retiring && !to.closing
+}
+
 /** `to` becomes the value's holder (it has a copy); the old holder's copy is freed. */
 export function moveHolder(host: ReplicaHost, t: TaskRecord, to: WorkerHandle): void {
   const from = t.worker

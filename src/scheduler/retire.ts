@@ -12,7 +12,7 @@ import { SpillwayError } from '../base/errors'
 import { formatBytes } from '../base/units'
 import type { Thresholds } from '../wire/protocol'
 import { copyValues, pausedByUnmanaged, roomOn, type CopyHost, type CopyOutcome } from './copy-values'
-import { dropReplica, moveHolder } from './replicas'
+import { canTakeOver, dropReplica, moveHolder } from './replicas'
 import type { TaskRecord, WorkerHandle } from './state'
 
 /** What this needs of the scheduler. */
@@ -51,13 +51,16 @@ export const RECEIVER_WAIT_MS = 30_000
 
 export async function retireWorkers(host: RetireHost, targets: WorkerHandle[], options: RetireOptions = {}): Promise<RetireReport[]> {
   const { closeWorkers = true, drainMs = 30_000 } = options
+  targets = [...new Set(targets)]
   for (const w of targets) w.retiring = true
   host.pump()
   const receivers = () => [...host.workers.values()].filter((r) => r.alive && !r.retiring && !r.closing && !r.unresponsive)
-  const settled = await Promise.allSettled(targets.map((w) => moveAway(host, w, receivers, drainMs)))
+  // A worker already being retired (by another call) is not retired twice at once: this call waits on that retirement.
+  const runs = targets.map((w) => (w.retirement ??= moveAway(host, w, receivers, drainMs).finally(() => (w.retirement = undefined))))
+  const settled = await Promise.allSettled(runs)
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected')
   if (failed) {
-    for (const w of targets) if (w.alive) w.retiring = false
+    for (const w of targets) if (w.alive && !w.retirement) w.retiring = false
     host.pump()
     throw failed.reason
   }
@@ -93,6 +96,7 @@ async function moveAway(host: RetireHost, w: WorkerHandle, receivers: () => Work
   const report: RetireReport = { address: w.address, name: w.name, moved: 0, movedBytes: 0, handedOver: 0, recomputed: 0, seconds: 0 }
   const deadline = Date.now() + drainMs
   const full = new Set<WorkerHandle>()
+  let lastError: string | undefined
   let waitUntil = Date.now() + RECEIVER_WAIT_MS
   while (w.alive) {
     // Its copies of values held elsewhere are simply let go of.
@@ -118,26 +122,31 @@ async function moveAway(host: RetireHost, w: WorkerHandle, receivers: () => Work
     }
     if (pending.length) {
       const plan = assign(pending, open, host.thresholds.pause)
-      if ('short' in plan) throw cannotRetire(w, pending, open, plan.short)
-      const outcomes = await Promise.all(
-        [...plan.to].map(([r, ts]) => copyValues(host, w, r, ts).catch((): CopyOutcome => ({ copied: [], missing: [], refused: ts }))),
+      if ('short' in plan) throw cannotRetire(w, pending, open, plan.short, lastError)
+      // Each receiver's outcome is taken as it comes: the copies are replicas
+      // by then, and one becomes the holder only while the value is still w's.
+      await Promise.all(
+        [...plan.to].map(([r, ts]) =>
+          copyValues(host, w, r, ts)
+            .catch((): CopyOutcome => ({ copied: [], missing: [], refused: ts }))
+            .then((o) => {
+              if (o.copied.length) waitUntil = Date.now() + RECEIVER_WAIT_MS
+              for (const t of o.copied) {
+                if (!canTakeOver(t, w, r)) continue
+                moveHolder(host, t, r)
+                report.moved++
+                report.movedBytes += t.nbytes
+              }
+              if (o.error) lastError = `${r.address}: ${o.error}`
+              if (o.refused.length || r.retiring || r.closing) full.add(r)
+              for (const t of o.missing) {
+                if (t.worker !== w || t.state !== 'memory' || !w.alive) continue
+                host.recompute(t, w)
+                report.recomputed++
+              }
+            }),
+        ),
       )
-      ;[...plan.to.keys()].forEach((r, i) => {
-        const o = outcomes[i]
-        if (o.copied.length) waitUntil = Date.now() + RECEIVER_WAIT_MS
-        for (const t of o.copied) {
-          if (t.worker !== w) continue
-          moveHolder(host, t, r)
-          report.moved++
-          report.movedBytes += t.nbytes
-        }
-        if (o.refused.length) full.add(r)
-        for (const t of o.missing) {
-          if (t.worker !== w || t.state !== 'memory') continue
-          host.recompute(t, w)
-          report.recomputed++
-        }
-      })
       continue
     }
     if (w.processing.size === 0) break
@@ -171,14 +180,14 @@ export function assign(values: TaskRecord[], receivers: WorkerHandle[], pause: n
   return short > 0 ? { short } : { to }
 }
 
-function cannotRetire(w: WorkerHandle, pending: TaskRecord[], open: WorkerHandle[], short: number): SpillwayError {
+function cannotRetire(w: WorkerHandle, pending: TaskRecord[], open: WorkerHandle[], short: number, lastError?: string): SpillwayError {
   const bytes = pending.reduce((n, t) => n + t.nbytes, 0)
   const why = open.length
     ? `the other running workers (${open.map((r) => r.address).join(', ')}) have room for ${formatBytes(bytes - short)} of its ${formatBytes(bytes)}`
     : 'no other worker is running to take them (the others are paused, retiring or gone)'
   return new SpillwayError(
     'ERR_SPILLWAY_RETIRE_FAILED',
-    `worker ${w.address} (${w.name}) was not retired: it holds ${pending.length} value(s) no other worker has (${formatBytes(bytes)}) and ${why}; it keeps them and stays`,
-    { worker: w.address, values: pending.length, bytes, shortBytes: short, receivers: open.map((r) => r.address) },
+    `worker ${w.address} (${w.name}) was not retired: it holds ${pending.length} value(s) no other worker has (${formatBytes(bytes)}) and ${why}${lastError ? ` (the last copy failed: ${lastError})` : ''}; it keeps them and stays`,
+    { worker: w.address, values: pending.length, bytes, shortBytes: short, receivers: open.map((r) => r.address), lastError },
   )
 }

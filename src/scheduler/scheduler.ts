@@ -242,7 +242,7 @@ export class Scheduler extends EventEmitter {
     this.#life.flush(w)
     const request = t.scattered
       ? this.backup!.get(t.key).then((data) => w.rpc.request<RunResult>({ op: 'put', key: t.key, data }))
-      : w.rpc.request<RunResult>(runRequest(t, w, this))
+      : w.rpc.request<RunResult>((t.sent = runRequest(t, w, this)))
     this.#sent.set(t, request)
     request
       .then(
@@ -358,6 +358,7 @@ export class Scheduler extends EventEmitter {
 
   /** Frees `key`'s copy on `w` alone (a moved or surplus copy); the value lives on elsewhere. */
   releaseCopy = (w: WorkerHandle, key: string): void => this.#life.releaseOn(w, key)
+  flushReleases = (w: WorkerHandle): void => this.#life.flush(w)
 
   /** Lets go of one hold on each key; a value no one needs any more is freed. */
   release(keys: string[]): void {

@@ -10,7 +10,7 @@
 import { hostname } from 'node:os'
 import { SpillwayError } from '../base/errors'
 import type { ValueFormat } from '../wire/values'
-import type { StuckReport, TaskFn, WorkerMetrics, WorkerStatus } from '../wire/protocol'
+import type { Inputs, StuckReport, TaskFn, WorkerMetrics, WorkerStatus } from '../wire/protocol'
 import type { WorkerRpc } from '../comm/rpc'
 
 export type TaskState = 'waiting' | 'queued' | 'processing' | 'memory' | 'erred' | 'released'
@@ -52,6 +52,8 @@ export class TaskRecord {
   group = ''
   /** A scattered value: no task makes it, a backup copy restores it. */
   scattered = false
+  /** Its latest run as sent: where it was told to find its inputs (a run that misses one blames that copy alone). */
+  sent: { inputs?: Inputs } | undefined
   /** Workers holding a copy besides `worker` (replicate, broadcast): one takes over should `worker` be lost. */
   replicas: Set<WorkerHandle> | undefined
 
@@ -148,6 +150,8 @@ export class WorkerHandle {
   closing = false
   /** Being retired (retire.ts): it takes no new work while its values move to other workers. */
   retiring = false
+  /** The retirement under way (retire.ts): a second call waits on it rather than start another. */
+  retirement: Promise<unknown> | undefined
   /** Since when it has been paused by memory its store cannot spill (paused-restart.ts). */
   unmanagedPausedSince: number | undefined
   /** Set by whoever started it: stops this worker for good (no next incarnation), once retired. */

@@ -147,8 +147,10 @@ export interface AcquireResult {
   got: string[]
   /** Keys the peer did not hand over (gone, unreadable, or the peer unreachable). */
   missing: string[]
-  /** Keys not tried: this worker paused while taking the others in. */
+  /** Keys not taken: this worker paused while taking the others in, the peer could not be reached, or the store failed (`error`). */
   refused: string[]
+  /** Why keys were refused, when it was not a pause. */
+  error?: string
   metrics: WorkerMetrics
 }
 

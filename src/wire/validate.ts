@@ -188,7 +188,7 @@ const RESULTS: Record<Request['op'], Check> = {
   'shuffle-drop': WITH_METRICS,
   'set-thresholds': WITH_METRICS,
   metrics: WITH_METRICS,
-  acquire: obj({ got: arrayOf(str), missing: arrayOf(str), refused: arrayOf(str), metrics: checkMetrics }),
+  acquire: obj({ got: arrayOf(str), missing: arrayOf(str), refused: arrayOf(str), error: opt(str), metrics: checkMetrics }),
   call: obj({
     value: (v, at) => {
       if (!(v instanceof Uint8Array)) bad(at, 'bytes', v)

@@ -11,6 +11,7 @@ import type { DataClient } from '../comm/data-client'
 import type { AcquireResult, WorkerStatus } from '../wire/protocol'
 import type { WorkerStore } from './store'
 import { decompress } from '../native/codecs'
+import { UNREADABLE_CODES } from '../wire/protocol'
 
 export interface AcquireHost {
   store: WorkerStore
@@ -24,7 +25,7 @@ export interface AcquireHost {
   spills(): boolean
 }
 
-type Fetched = Map<string, { frame: boolean; data: Buffer } | undefined> | 'unreachable'
+type Fetched = Map<string, { frame: boolean; data: Buffer } | undefined> | { error: string }
 
 export async function acquire(host: AcquireHost, from: string, keys: Array<{ key: string; nbytes: number }>): Promise<Omit<AcquireResult, 'metrics'>> {
   const got: string[] = []
@@ -44,26 +45,40 @@ export async function acquire(host: AcquireHost, from: string, keys: Array<{ key
     batches[batches.length - 1].push(key)
     bytes += nbytes
   }
-  const fetch = (batch: string[]): Promise<Fetched> => host.client.fetchFrames(from, batch).catch(() => 'unreachable' as const)
+  const fetch = (batch: string[]): Promise<Fetched> => host.client.fetchFrames(from, batch).catch((e) => ({ error: String(e?.message ?? e) }))
   let next = batches.length ? fetch(batches[0]) : undefined
   let i = 0
   for (; i < batches.length; i++) {
     const values = await next!
-    if (values === 'unreachable') {
-      // The peer is gone: nothing more can come from it.
-      for (const b of batches.slice(i)) missing.push(...b)
-      return { got, missing, refused: [] }
+    if (!(values instanceof Map)) {
+      // The peer could not be reached: its values are not lost for that (it
+      // may be alive and well); the scheduler decides what to do with them.
+      return { got, missing, refused: batches.slice(i).flat(), error: values.error }
     }
     host.check()
     next = i + 1 < batches.length && host.status() !== 'paused' ? fetch(batches[i + 1]) : undefined
-    for (const key of batches[i]) {
+    for (let j = 0; j < batches[i].length; j++) {
+      const key = batches[i][j]
       const v = values.get(key)
-      if (!v) missing.push(key)
-      else {
+      if (!v) {
+        missing.push(key)
+        continue
+      }
+      try {
         if (!v.frame) await host.store.set(key, v.data)
         else if (host.spills()) await host.store.setFrame(key, v.data)
         else await host.store.set(key, await decompress(v.data))
         got.push(key)
+      } catch (e: any) {
+        // A frame that fails its checks is the sender's copy gone bad: that
+        // value is missing. Anything else is this store failing: stop here,
+        // and say what was taken in so far.
+        if (UNREADABLE_CODES.has(e?.code)) {
+          missing.push(key)
+          continue
+        }
+        void next?.catch(() => {})
+        return { got, missing, refused: [...batches[i].slice(j), ...batches.slice(i + 1).flat()], error: `${e?.code ?? 'Error'}: ${e?.message ?? e}` }
       }
     }
     values.clear()

@@ -45,7 +45,7 @@ export class RunServices implements TaskServices {
   }
 
   async fetch(who: InputSpec): Promise<Map<string, Uint8Array>> {
-    const got = await this.inputs.get(Object.keys(who), who)
+    const got = await this.inputs.get(Object.keys(who), who, { wait: false })
     // Decoded at once by the caller: the in-flight bytes were only in flight.
     got.lease.release()
     return got.values
