@@ -12,11 +12,17 @@ import { SpillwayError } from '../base/errors'
 import { errorPayload } from '../comm/rpc'
 import type { KeyOutcome, SubTask, TaskCall } from '../wire/protocol'
 import type { Scheduler } from './scheduler'
-import { releasedError, type WorkerHandle } from './state'
+import { releasedError, type TaskRecord, type WorkerHandle } from './state'
 
 interface Run {
   /** Holds per key: one per Future the task has of it. */
   holds: Map<string, number>
+  /**
+   * The record each key's holds were taken on. A key submitted anew (after
+   * it failed or was cancelled) is another record: holds on the old one are
+   * not the new one's to let go of, or a release would free someone else's value.
+   */
+  records: Map<string, TaskRecord>
   seceded: boolean
 }
 
@@ -67,7 +73,7 @@ export class TaskClients {
       this.#runs.set(w, (runs = new Map()))
     }
     let r = runs.get(name)
-    if (!r && create) runs.set(name, (r = { holds: new Map(), seceded: false }))
+    if (!r && create) runs.set(name, (r = { holds: new Map(), records: new Map(), seceded: false }))
     return r
   }
 
@@ -82,7 +88,11 @@ export class TaskClients {
       batch.add(s.key)
     }
     const records = this.scheduler.submit(tasks.map((s) => ({ ...s, expectedBytes: 1 })))
-    for (const t of records) run.holds.set(t.key, (run.holds.get(t.key) ?? 0) + 1)
+    for (const t of records) {
+      const same = run.records.get(t.key) === t
+      run.records.set(t.key, t)
+      run.holds.set(t.key, (same ? (run.holds.get(t.key) ?? 0) : 0) + 1)
+    }
   }
 
   async #outcome(key: string): Promise<KeyOutcome> {
@@ -101,7 +111,7 @@ export class TaskClients {
       if (n === 0) continue
       if (n === 1) run!.holds.delete(k)
       else run!.holds.set(k, n - 1)
-      out.push(k)
+      if (this.#current(run!, k)) out.push(k)
     }
     if (out.length && !this.scheduler.closed) this.scheduler.release(out)
   }
@@ -118,6 +128,10 @@ export class TaskClients {
       const n = run?.holds.get(k) ?? 0
       const t = this.scheduler.tasks.get(k)
       if (n === 0 || !t) continue
+      if (!this.#current(run!, k)) {
+        run!.holds.delete(k)
+        continue
+      }
       if (t.refs <= n || t.state === 'erred') everywhere.push(k)
       else {
         run!.holds.delete(k)
@@ -148,9 +162,15 @@ export class TaskClients {
 
   #letGo(run: Run): void {
     const keys: string[] = []
-    for (const [k, n] of run.holds) for (let i = 0; i < n; i++) keys.push(k)
+    for (const [k, n] of run.holds) if (this.#current(run, k)) for (let i = 0; i < n; i++) keys.push(k)
     run.holds.clear()
+    run.records.clear()
     if (keys.length && !this.scheduler.closed) this.scheduler.release(keys)
+  }
+
+  /** Whether the run's holds on `k` are on the record the scheduler has now. */
+  #current(run: Run, k: string): boolean {
+    return this.scheduler.tasks.get(k) === run.records.get(k)
   }
 
   /** A lost worker's runs are over: everything they held is let go of (their tasks run again elsewhere). */
