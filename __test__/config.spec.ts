@@ -144,7 +144,7 @@ test('thresholds must be in (0, 1] and strictly increasing', (t) => {
     t.is(p[0].field, 'memoryTerminate')
   }
   const typed = problemsOf(t, () => new SetupConfig({ memorySpill: '0.9' as any }))
-  t.deepEqual(typed, [{ field: 'memorySpill', value: '0.9', allowed: 'a number' }])
+  t.deepEqual(typed, [{ field: 'memorySpill', value: '0.9', allowed: 'a number, or false' }])
 })
 
 test('memory values: positive cap, non-negative reserve, reserve not above the cap', (t) => {
@@ -239,4 +239,37 @@ test('fromFile loads JSON and YAML profiles with the same validation, overrides 
 test('options that are not an object are rejected', (t) => {
   t.throws(() => new SetupConfig(42 as any), { instanceOf: ConfigError })
   t.throws(() => new SetupConfig(null as any), { instanceOf: ConfigError })
+})
+
+test('maxSpill takes bytes, a size string or false (no cap, the default), and refuses anything else naming the field', (t) => {
+  t.is(new SetupConfig().maxSpill, false)
+  t.is(new SetupConfig({ maxSpill: 10 * 2 ** 30 }).maxSpill, 10 * 2 ** 30)
+  t.is(new SetupConfig({ maxSpill: '10 GiB' }).maxSpill, '10 GiB')
+  t.is(new SetupConfig({ maxSpill: false }).maxSpill, false)
+  for (const bad of ['lots', 0, -5, true]) {
+    const [p, ...rest] = problemsOf(t, () => new SetupConfig({ maxSpill: bad as any }))
+    t.is(rest.length, 0)
+    t.is(p!.field, 'maxSpill')
+    t.regex(p!.allowed, /size such as '10 GiB'.*false/)
+  }
+})
+
+test('memoryTarget and memorySpill may be false (off), left out of the order; pause and terminate may not', (t) => {
+  const both = new SetupConfig({ memoryTarget: false, memorySpill: false })
+  t.like(both, { memoryTarget: false, memorySpill: false, memoryPause: 0.92, memoryTerminate: 0.98 })
+  t.is(new SetupConfig({ memoryTarget: false, memorySpill: 0.5, memoryPause: 0.6 }).memorySpill, 0.5)
+  t.is(new SetupConfig({ memoryTarget: 0.9, memorySpill: false, memoryPause: 0.91 }).memoryTarget, 0.9)
+  // An off threshold is skipped, the others must still increase.
+  const [order] = problemsOf(t, () => new SetupConfig({ memoryTarget: false, memorySpill: 0.95, memoryPause: 0.9 }))
+  t.is(order!.field, 'memoryPause')
+  t.regex(order!.allowed, /greater than memorySpill \(0\.95\)/)
+  for (const field of ['memoryPause', 'memoryTerminate']) {
+    const [p, ...rest] = problemsOf(t, () => new SetupConfig({ [field]: false }))
+    t.is(rest.length, 0)
+    t.is(p!.field, field)
+    t.regex(p!.allowed, /^a number; false is allowed only for memoryTarget, memorySpill, maxSpill$/)
+  }
+  const [p] = problemsOf(t, () => new SetupConfig({ memoryTarget: true as any }))
+  t.is(p!.field, 'memoryTarget')
+  t.is(p!.allowed, 'a number, or false')
 })

@@ -89,7 +89,7 @@ export function goodMetrics(): Record<string, any> {
   return {
     managedBytes: 0, memoryBytes: 0, spilledBytes: { memory: 0, disk: 0 }, memoryCount: 0, diskCount: 0, spillCount: 0, unspillCount: 0,
     spillBytesWritten: 0, spillSeconds: 0, unspillBytesRead: 0, unspillSeconds: 0, writeFailures: 0, lastWriteNoSpace: false,
-    consecutiveWriteFailures: 0, spillBackoffSeconds: 0, targetBytes: 1e8, rss: 5e7, status: 'running', memoryLimit: 2 ** 30,
+    consecutiveWriteFailures: 0, spillBackoffSeconds: 0, targetBytes: 1e8, spillCapRefusals: 0, spillCapReached: false, rss: 5e7, status: 'running', memoryLimit: 2 ** 30,
     thresholds: { target: 0.75, spill: 0.85, pause: 0.92, terminate: 0.98 }, taskCounts: { executing: 0, done: 0, failed: 0 },
     timings: { taskSeconds: 0, pausedSeconds: 0 }, transfer: { incomingBytes: 0, incomingCount: 0, outgoingBytes: 0, outgoingCount: 0 }, time: Date.now(),
   }

@@ -12,6 +12,7 @@ import { ConfigError } from './base/errors'
 import { detectResources, type Resources } from './config/resources'
 import { computeMemorySpec, formatSummary, type MemorySpec } from './config/sizing'
 import { createSpillDir } from './config/tempdir'
+import { maxSpillBytes } from './native/spill-buffer'
 import { checkFiles } from './config/file-checks'
 import { tuneMemoryThresholds } from './reporting/tune'
 
@@ -73,8 +74,10 @@ export async function setupClient(options: SetupOptions | { config: SetupConfig 
       thresholds,
       spillDir: spillDir.path,
       codec: config.spillCompression,
+      maxSpill: maxSpillBytes(config.maxSpill) ?? undefined,
       processes: spec.processes,
       stuckTimeoutMs: config.stuckTimeout === undefined ? undefined : config.stuckTimeout * 1000,
+      pausedRestartMs: config.pausedRestart * 1000,
       listen: listenAddress(config),
       schedulerFile: config.schedulerFile,
       workerTtlMs: config.workerTtl === undefined ? undefined : config.workerTtl * 1000,

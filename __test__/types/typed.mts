@@ -3,7 +3,7 @@
 // `@ts-expect-error` line must be refused, every other line accepted, so a
 // type that regresses either way fails the suite. Nothing here runs.
 
-import { bag, Bag, BagItem, Future, asCompleted, taskModule, wait, type Client, type SpillwayErrorCode, type ModuleRef } from 'spillway'
+import { bag, Bag, BagItem, Future, AsCompleted, asCompleted, fireAndForget, getClient, rejoin, secede, taskModule, wait, type Client, type SpillwayErrorCode, type ModuleRef } from 'spillway'
 
 type Equal<A, B> = (<G>() => G extends A ? 1 : 2) extends <G>() => G extends B ? 1 : 2 ? true : false
 function expectType<T>(_: T): void {}
@@ -81,6 +81,66 @@ export async function futures(): Promise<void> {
   void wrong
 }
 
+export async function daskClient(): Promise<void> {
+  const sum = client.submit((a: number, b: number) => a + b, [1, 2])
+  const text = client.submit(async (s: string) => s.toUpperCase(), ['a'])
+
+  // map over several iterables: one argument per iterable, options last.
+  const pairs = client.map((a: number, b: string) => b.repeat(a), [1, 2], ['x', 'y'])
+  same<typeof pairs, Future<string>[]>(true)
+  const batched = client.map((a: number, b: string) => b.repeat(a), [1, 2], new Set(['x', 'y']), { batchSize: 1, pure: true })
+  same<typeof batched, Future<string>[]>(true)
+  const one = client.map((x: number) => x * 2, [1, 2], { batchSize: 2 })
+  same<typeof one, Future<number>[]>(true)
+  client.map((a: number, b: number) => a + b, [sum], [1])
+  // @ts-expect-error the second iterable must hold strings
+  client.map((a: number, b: string) => b.repeat(a), [1, 2], [3, 4])
+  // @ts-expect-error batchSize is a number
+  client.map((x: number) => x, [1], { batchSize: '2' })
+
+  // scatter: an array gives a Future per element; an object stays one value unless split.
+  const parts = await client.scatter([1, 2, 3])
+  same<typeof parts, Future<number>[]>(true)
+  const whole = await client.scatter([1, 2, 3], { split: false })
+  same<typeof whole, Future<number[]>>(true)
+  const bytes = await client.scatter(new Float64Array(4), { hash: false, broadcast: true })
+  same<typeof bytes, Future<Float64Array<ArrayBuffer>>>(true)
+  const dict = await client.scatter({ a: 1, b: 'x' }, { split: true })
+  same<typeof dict, { a: Future<number>; b: Future<string> }>(true)
+  const kept = await client.scatter({ a: 1 })
+  same<typeof kept, Future<{ a: number }>>(true)
+  // @ts-expect-error hash is true or false
+  await client.scatter(1, { hash: 'yes' })
+
+  // gather with errors, retry, done callbacks, fireAndForget.
+  const some = await client.gather([sum, sum], { errors: 'skip' })
+  same<typeof some, [number, number]>(true)
+  // @ts-expect-error errors is 'raise' or 'skip'
+  await client.gather([sum], { errors: 'ignore' })
+  sum.retry()
+  client.retry([sum, text])
+  sum.addDoneCallback((f) => same<typeof f, Future<number>>(true))
+  fireAndForget([sum, { t: text }])
+
+  // AsCompleted: add while iterating, results, batches.
+  const ac = new AsCompleted([sum])
+  ac.add(sum)
+  ac.update([sum])
+  const n: number = ac.count()
+  const empty: boolean = ac.isEmpty()
+  for await (const f of ac) same<typeof f, Future<number>>(true)
+  for await (const [f, v] of asCompleted([sum], { withResults: true })) {
+    same<typeof f, Future<number>>(true)
+    same<typeof v, number>(true)
+  }
+  for await (const batch of new AsCompleted([text]).batches()) same<typeof batch, Future<string>[]>(true)
+  for await (const batch of new AsCompleted([text], { withResults: true }).batches()) same<typeof batch, [Future<string>, string][]>(true)
+  // @ts-expect-error add takes a Future of the same type
+  new AsCompleted([sum]).add(text)
+  void n
+  void empty
+}
+
 export async function bags(): Promise<void> {
   const lines = bag.readText('/data/*.txt')
   same<typeof lines, Bag<string>>(true)
@@ -119,6 +179,23 @@ export async function bags(): Promise<void> {
   same<typeof items, number[]>(true)
   const red = ages.reduction((xs: Iterable<number>) => Math.max(...xs), (ps: number[]) => Math.max(...ps))
   same<typeof red, BagItem<number>>(true)
+}
+
+export async function inTask(): Promise<number> {
+  // A task's own client is typed as a client's is.
+  const c = getClient()
+  const f = c.submit((a: number, b: number) => a + b, [1, 2])
+  same<typeof f, Future<number>>(true)
+  // @ts-expect-error a string where the function takes a number
+  c.submit((a: number) => a, ['x'])
+  const parts = c.map((x: number) => String(x), [1, 2])
+  same<typeof parts, Future<string>[]>(true)
+  const got = await c.gather({ f, parts })
+  same<typeof got, { f: number; parts: string[] }>(true)
+  await wait(parts)
+  secede()
+  await rejoin()
+  return f.result()
 }
 
 export function errors(e: unknown): void {

@@ -17,3 +17,11 @@ export function parseBytes(v: unknown): number | undefined {
   const unit = UNITS[(m[2] || 'b').toLowerCase()]
   return unit === undefined ? undefined : Math.floor(Number(m[1]) * unit)
 }
+
+/** A size as people read it: '512 B', '3.2 MiB', '1.50 GiB'. */
+export function formatBytes(n: number): string {
+  if (n < 2 ** 10) return `${n} B`
+  if (n < 2 ** 20) return `${(n / 2 ** 10).toFixed(1)} KiB`
+  if (n < 2 ** 30) return `${(n / 2 ** 20).toFixed(1)} MiB`
+  return `${(n / 2 ** 30).toFixed(2)} GiB`
+}

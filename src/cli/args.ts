@@ -20,7 +20,7 @@ export type FlagSpec = Record<string, FlagType>
 export const SETUP_FLAGS: FlagSpec = {
   config: 'string',
   // Derived from the config's own table so a new option is a flag at once.
-  ...Object.fromEntries(Object.entries(KINDS).map(([name, kind]) => [name, kind === 'integer' ? 'number' : kind])),
+  ...Object.fromEntries(Object.entries(KINDS).map(([name, kind]) => [name, kind === 'integer' ? 'number' : kind === 'size' ? 'string' : kind])),
 }
 
 export function kebabToCamel(s: string): string {
@@ -37,6 +37,9 @@ export interface ParsedArgs {
   positionals: string[]
   help: boolean
 }
+
+/** Options whose off is false, beside a number or a size (memoryTarget, memorySpill, maxSpill). */
+const offable = (name: string) => Object.hasOwn(OPTIONS, name) && (OPTIONS[name as keyof typeof OPTIONS] as { orFalse?: boolean }).orFalse === true
 
 const TRUE = new Set(['true', '1', 'yes', 'on'])
 const FALSE = new Set(['false', '0', 'no', 'off'])
@@ -72,10 +75,17 @@ export function parseArgs(argv: readonly string[], spec: FlagSpec): ParsedArgs {
     let name = kebabToCamel(tok.name)
     let type = spec[name]
     let inline = tok.inlineValue ? tok.value : undefined
-    if (!type && tok.name.startsWith('no-') && spec[kebabToCamel(tok.name.slice(3))] === 'boolean' && inline === undefined) {
-      name = kebabToCamel(tok.name.slice(3))
-      type = 'boolean'
-      inline = 'false'
+    if (!type && tok.name.startsWith('no-') && inline === undefined) {
+      const off = kebabToCamel(tok.name.slice(3))
+      if (spec[off] === 'boolean') {
+        name = off
+        type = 'boolean'
+        inline = 'false'
+      } else if (spec[off] && offable(off)) {
+        // `--no-memory-target`: off, as `--memory-target false`.
+        out.flags[off] = false
+        continue
+      }
     }
     if (!type) {
       const guess = closestName(`--${tok.name}`, known)
@@ -95,6 +105,11 @@ export function parseArgs(argv: readonly string[], spec: FlagSpec): ParsedArgs {
     }
     const value = tok.value
     if (value === undefined || (!tok.inlineValue && value.startsWith('--') && value.length > 2)) throw new UsageError(`${flag} needs a value`, { flag })
+    // `--memory-target false`, `--max-spill off`: the options whose off is false.
+    if (FALSE.has(value.toLowerCase()) && value !== '0' && offable(name)) {
+      out.flags[name] = false
+      continue
+    }
     if (type === 'number') {
       const n = value.trim() === '' ? NaN : Number(value)
       if (!Number.isFinite(n)) throw new UsageError(`${flag} expects a number, got ${JSON.stringify(value)}`, { flag, value })

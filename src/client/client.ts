@@ -9,12 +9,20 @@ import type { Scheduler, TaskSubmission } from '../scheduler/scheduler'
 import { shufflesOf } from '../scheduler/shuffle'
 import { checkShuffleRoom } from './shuffle-check'
 import { ArgumentError, ClusterClosedError, ConfigError, SpillwayError } from '../base/errors'
-import { FutureEngine, type MapOptions, type ScatterOptions, type SubmitOptions } from '../futures/engine'
+import { FutureEngine, type MapOptions, type SubmitOptions } from '../futures/engine'
+import type { ScatterOptions } from '../futures/scatter-options'
+import type { GatherOptions } from '../futures/gather-options'
+import { mapArguments } from '../futures/map-calls'
+import { futuresOf } from '../futures/wait'
 import type { TaskFunction } from '../wire/functions'
 import { checkKeys } from '../wire/keys'
 import type { Future } from '../futures/future'
-import type { FunctionOf, Gathered, Resolvable, ResultOf, SubmitRest } from '../futures/typing'
+import type { FunctionOf, Gathered, MapIterables, Resolvable, ResultOf, ScatteredArray, ScatteredObject, SubmitRest } from '../futures/typing'
 import { withProgress } from './progress'
+import { hasWhat, keysOf, rebalanceValues, replicateValues, restart, retire, runOnWorkers, whoHas, type KeyLike, type WorkersOption } from './cluster-ops'
+import type { RetireOptions, RetireReport } from '../scheduler/retire'
+import type { RebalanceResult } from '../scheduler/rebalance'
+import { lowestOn } from '../config/thresholds'
 
 export interface ClientOptions {
   dashboardLink?: string
@@ -138,7 +146,7 @@ export class Client {
   #submitGraph(subs: TaskSubmission[]): void {
     const fresh = subs.filter((s) => !this.scheduler.tasks.has(s.key))
     let memoryBytes = 0
-    for (const w of this.scheduler.workers.values()) memoryBytes += w.memoryLimit * (w.metrics?.thresholds.target ?? this.scheduler.thresholds.target)
+    for (const w of this.scheduler.workers.values()) memoryBytes += w.memoryLimit * lowestOn(w.metrics?.thresholds ?? this.scheduler.thresholds)
     checkShuffleRoom(fresh, { spillDir: this.cluster.options.spillDir, memoryBytes, nbytesOf: (k) => this.scheduler.tasks.get(k)?.nbytes ?? 0 })
     this.scheduler.submit(shufflesOf(this.scheduler).prepare(subs))
   }
@@ -200,19 +208,47 @@ export class Client {
     return this.#futures.submit(fn, args, options)
   }
 
-  /** One task `fn(item)` per item; their Futures, in order. */
-  map<F extends TaskFunction>(fn: F, items: Iterable<Resolvable<Parameters<FunctionOf<F>>[0]>>, options: MapOptions = {}): Future<ResultOf<F>>[] {
-    return this.#futures.map(fn, items, options)
+  /**
+   * One task `fn(item)` per item; their Futures, in order. With several
+   * iterables (Dask's map), one task `fn(a, b, …)` per position, zipped and
+   * stopping at the shortest. `batchSize` hands them to the scheduler that
+   * many at a time.
+   */
+  map<F extends TaskFunction>(fn: F, items: Iterable<Resolvable<Parameters<FunctionOf<F>>[0]>>, options?: MapOptions): Future<ResultOf<F>>[]
+  map<F extends TaskFunction>(fn: F, ...iterables: MapIterables<F>): Future<ResultOf<F>>[]
+  map<F extends TaskFunction>(fn: F, ...iterablesThenOptions: [...MapIterables<F>, MapOptions]): Future<ResultOf<F>>[]
+  map(fn: TaskFunction, ...rest: unknown[]): Future[] {
+    const { iterables, options } = mapArguments(rest)
+    return this.#futures.map(fn, iterables, options as MapOptions)
   }
 
-  /** Puts a value on a worker; its Future can be passed to tasks. It survives the loss of its worker. */
-  scatter<T>(value: T, options: ScatterOptions = {}): Promise<Future<T>> {
+  /**
+   * Puts data on the workers (Dask's scatter); each Future can be passed to
+   * tasks and survives the loss of its worker. An array gives a Future per
+   * element (`split: false`: one for the whole array); a plain object is
+   * one value unless `split: true` gives a Future per property; anything
+   * else (a Buffer, a TypedArray, a number…) is one value.
+   */
+  scatter<A extends readonly unknown[]>(values: A, options?: ScatterOptions & { split?: true }): Promise<ScatteredArray<A>>
+  scatter<T extends object>(values: T, options: ScatterOptions & { split: true }): Promise<ScatteredObject<T>>
+  scatter<T>(value: T, options?: ScatterOptions & { split?: false }): Promise<Future<T>>
+  scatter(value: unknown, options: ScatterOptions = {}): Promise<unknown> {
     return this.#futures.scatter(value, options)
   }
 
-  /** `futures` (a Future, or Futures nested in arrays and objects) with each Future replaced by its value, in the same shape. */
-  gather<const T>(futures: T): Promise<Gathered<T>> {
-    return this.#futures.gather(futures) as Promise<Gathered<T>>
+  /**
+   * `futures` (a Future, or Futures nested in arrays and objects) with each
+   * Future replaced by its value, in the same shape. `errors: 'skip'`
+   * leaves failed ones out (the element of an array, the property of an
+   * object) instead of rejecting.
+   */
+  gather<const T>(futures: T, options?: GatherOptions): Promise<Gathered<T>> {
+    return this.#futures.gather(futures, options) as Promise<Gathered<T>>
+  }
+
+  /** Runs the erred or cancelled tasks of `futures` again (Dask's Client.retry); see Future.retry. */
+  retry(futures: Future | Iterable<Future>): void {
+    for (const f of futuresOf(futures, 'retry arguments')) f.retry()
   }
 
   /**
@@ -249,6 +285,54 @@ export class Client {
 
   totalThreads(): number {
     return Object.values(this.nthreads()).reduce((a, b) => a + b, 0)
+  }
+
+  /** Calls `fn(...args)` on every worker (or `options.workers`), outside the task graph: `{ address: result }` (Dask's Client.run). */
+  async run<F extends TaskFunction>(fn: F, args: Parameters<FunctionOf<F>> | [] = [], options: WorkersOption = {}): Promise<Record<string, ResultOf<F>>> {
+    this.#check()
+    return (await runOnWorkers(this.scheduler, fn, args, options)) as Record<string, ResultOf<F>>
+  }
+
+  /** Kills every worker and starts it afresh; every Future is cancelled (Dask's Client.restart). Resolves once the workers are back. */
+  async restart(options: { timeout?: number } = {}): Promise<void> {
+    this.#check()
+    await restart(this.cluster, options.timeout)
+  }
+
+  /** `{ key: [worker addresses] }`: where each Future's value is held (every key the cluster knows when none are given). */
+  async whoHas(futures?: KeyLike | Iterable<KeyLike>): Promise<Record<string, string[]>> {
+    this.#check()
+    return whoHas(this.scheduler, futures === undefined ? undefined : keysOf(futures, 'futures'))
+  }
+
+  /** `{ worker address: [keys] }`: what each worker holds. */
+  async hasWhat(): Promise<Record<string, string[]>> {
+    this.#check()
+    return hasWhat(this.scheduler)
+  }
+
+  /**
+   * Retires workers gracefully (Dask's retire_workers): they take no new
+   * work, their values move to the other workers, and then they stop
+   * (`closeWorkers: false` keeps them, empty and idle). Rejects with
+   * ERR_SPILLWAY_RETIRE_FAILED, keeping the workers, when the others cannot
+   * take their values.
+   */
+  async retireWorkers(workers: string[], options: RetireOptions = {}): Promise<RetireReport[]> {
+    this.#check()
+    return retire(this.scheduler, workers, options)
+  }
+
+  /** Moves values from the workers holding the most to those holding the least, by Dask's rule (only `futures`' when given). */
+  async rebalance(futures?: KeyLike | Iterable<KeyLike>): Promise<RebalanceResult> {
+    this.#check()
+    return rebalanceValues(this.scheduler, futures === undefined ? undefined : keysOf(futures, 'futures'))
+  }
+
+  /** Keeps `n` copies of each Future's value on distinct workers (every worker by default); a lost holder is then no recompute. */
+  async replicate(futures: KeyLike | Iterable<KeyLike>, n?: number): Promise<void> {
+    this.#check()
+    await replicateValues(this.scheduler, keysOf(futures, 'futures'), n)
   }
 
   async close(): Promise<void> {

@@ -153,6 +153,16 @@ export class DataClient {
     return got
   }
 
+  /**
+   * Like fetch, but a value the peer had spilled stays the compressed frame
+   * it sent (`frame: true`), for a store that keeps it on disk as it is.
+   */
+  async fetchFrames(address: string, keys: string[]): Promise<Map<string, { frame: boolean; data: Buffer } | undefined>> {
+    const conn = await this.#connection(address)
+    const got = await conn.request(keys)
+    return new Map([...got].map(([k, v]) => [k, v && { frame: Boolean((v as any).compressedFrame), data: v }]))
+  }
+
   /** Stores `data` under `key` at the peer (its data server takes only shuffle shards). */
   async push(address: string, key: string, data: Buffer): Promise<void> {
     const conn = await this.#connection(address)

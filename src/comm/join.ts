@@ -26,6 +26,8 @@ export const EXIT_REFUSED = 3
 export const EXIT_UNREACHABLE = 4
 /** It could not even try: no readable secret, a malformed join spec. A restart reads the same files, so its nanny stops. */
 export const EXIT_CONFIG = 5
+/** Retired by the scheduler (its values moved to other workers): its nanny stops. */
+export const EXIT_RETIRED = 6
 
 export async function joinScheduler(
   scheduler: string,

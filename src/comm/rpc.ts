@@ -3,8 +3,8 @@
 // waiting.
 
 import { isErrorCode, SpillwayError, WorkerStuckError } from '../base/errors'
-import type { ErrorPayload, Request, SchedulerToWorker, WorkerToScheduler, WorkerMetrics } from '../wire/protocol'
-import { checkWorkerMessage, type Asked } from '../wire/validate'
+import type { ErrorPayload, Request, SchedulerToWorker, TaskCall, WorkerToScheduler, WorkerMetrics } from '../wire/protocol'
+import { checkTaskCall, checkWorkerMessage, type Asked } from '../wire/validate'
 import type { Transport } from './transport'
 
 export class WorkerLostError extends SpillwayError {
@@ -47,12 +47,28 @@ export interface RpcHandlers {
   heartbeat(m: WorkerMetrics): void
   log(level: string, message: string): void
   closed(): void
+  /** The worker asks to leave (its lifetime is up). */
+  retire?(reason: string): void
   /** A message of the wrong shape arrived; the link is being closed. */
   invalid?(error: SpillwayError): void
 }
 
+/** Answers a running task's call (scheduler/task-clients.ts). */
+export type CallHandler = (call: TaskCall) => Promise<unknown>
+
+/** An error as it travels in a reply or an answer: one of our codes, a user task's own error kept whole. */
+export function errorPayload(e: any): ErrorPayload {
+  const out: ErrorPayload = { code: e?.code, message: String(e?.message ?? e) }
+  if (e?.remote) out.remote = e.remote
+  else if (e?.details?.remote) out.remote = e.details.remote
+  if (e?.missing) out.missing = e.missing
+  if (e instanceof WorkerStuckError) out.stuck = e.details
+  return out
+}
+
 export class WorkerRpc {
   #next = 1
+  #calls: CallHandler | undefined
   #pending = new Map<number, Pending>()
   #closed = false
   #broken = false
@@ -78,6 +94,8 @@ export class WorkerRpc {
       }
       if (msg.kind === 'heartbeat') handlers.heartbeat(msg.metrics)
       else if (msg.kind === 'log') handlers.log(msg.level, msg.message)
+      else if (msg.kind === 'retire') handlers.retire?.(msg.reason)
+      else if (msg.kind === 'call') this.#answer(msg.id, msg.call)
       else if (msg.kind === 'reply') {
         const p = this.#pending.get(msg.id)
         if (!p) return
@@ -93,6 +111,28 @@ export class WorkerRpc {
       this.#pending.clear()
       handlers.closed()
     })
+  }
+
+  /** Takes the worker's calls from here on (until then they are refused). */
+  answerCalls(handler: CallHandler): void {
+    this.#calls = handler
+  }
+
+  #answer(id: number, raw: unknown): void {
+    const handler = this.#calls
+    let work: Promise<unknown>
+    try {
+      // A malformed call fails that call only: it is the task's request, not the worker's state.
+      const call = checkTaskCall(raw)
+      if (!handler) throw new SpillwayError('ERR_SPILLWAY_PROTOCOL', `worker ${this.address} made a call before it joined`)
+      work = handler(call)
+    } catch (e) {
+      work = Promise.reject(e)
+    }
+    work.then(
+      (result) => this.transport.send({ kind: 'answer', id, ok: true, result }),
+      (e) => this.transport.send({ kind: 'answer', id, ok: false, error: errorPayload(e) }),
+    )
   }
 
   get closed(): boolean {

@@ -5,16 +5,23 @@ import { ConfigError, type ConfigProblem } from '../base/errors'
 import { closestName } from '../base/suggest'
 import { KINDS, OPTIONS, OPTION_NAMES, optionDefaults, type Kind, type OptionSpec, type ResolvedOptions, type SetupOptions } from './options'
 import { PROFILES } from './profiles'
-import { thresholdProblems } from './thresholds'
+import { isThreshold, thresholdAllowed, thresholdProblems } from './thresholds'
 
 export { KINDS, OPTIONS, OPTION_NAMES, WORKLOAD_TYPES, CLUSTER_KINDS, type SetupOptions, type WorkloadType, type ClusterKind } from './options'
 export { PROFILES, type Profile } from './profiles'
 
-function describeKind(kind: Kind): string {
-  return kind === 'integer' ? 'an integer' : `a ${kind}`
+const FALSE_OPTIONS = OPTION_NAMES.filter((n) => (OPTIONS[n] as OptionSpec).orFalse)
+
+function describeKind(kind: Kind, spec: OptionSpec, given: unknown): string {
+  const what = kind === 'integer' ? 'an integer' : kind === 'size' ? "a number of bytes or a size such as '10 GiB'" : `a ${kind}`
+  if (spec.orFalse) return `${what}, or false`
+  // A false where it means nothing: say where it does (off, no cap).
+  return given === false ? `${what}; false is allowed only for ${FALSE_OPTIONS.join(', ')}` : what
 }
 
-function hasKind(value: unknown, kind: Kind): boolean {
+function hasKind(value: unknown, kind: Kind, spec: OptionSpec): boolean {
+  if (value === false && spec.orFalse) return true
+  if (kind === 'size') return (typeof value === 'number' && Number.isFinite(value)) || typeof value === 'string'
   if (kind === 'integer') return typeof value === 'number' && Number.isInteger(value)
   if (kind === 'number') return typeof value === 'number' && Number.isFinite(value)
   return typeof value === kind
@@ -68,8 +75,8 @@ export class SetupConfig {
           value,
           allowed: guess ? `no such option; did you mean ${guess}?` : `no such option; known options: ${OPTION_NAMES.join(', ')}`,
         })
-      } else if (!hasKind(value, kind)) {
-        problems.push({ field: name, value, allowed: describeKind(kind) })
+      } else if (!hasKind(value, kind, OPTIONS[name as keyof typeof OPTIONS] as OptionSpec)) {
+        problems.push({ field: name, value, allowed: describeKind(kind, OPTIONS[name as keyof typeof OPTIONS] as OptionSpec, value) })
         mistyped.add(name)
       } else {
         opts[name] = value
@@ -157,7 +164,7 @@ function checkValues(o: Record<string, unknown>, mistyped: Set<string>, problems
   const ok = (field: string) => !mistyped.has(field) && o[field] !== undefined
   const bad = (field: string, allowed: string) => problems.push({ field, value: o[field], allowed })
   for (const name of OPTION_NAMES) {
-    if (!ok(name)) continue
+    if (!ok(name) || o[name] === false) continue
     const spec = OPTIONS[name] as OptionSpec
     if (spec.values && !spec.values.includes(o[name])) bad(name, `one of ${spec.values.map((w) => `'${w}'`).join(', ')}`)
     else {
@@ -180,8 +187,7 @@ function checkValues(o: Record<string, unknown>, mistyped: Set<string>, problems
     // Only the well-typed ones can be checked for range.
     for (const n of ['target', 'spill', 'pause', 'terminate'] as const) {
       if (mistyped.has(field(n))) continue
-      const v = o[field(n)] as number
-      if (!(v > 0 && v <= 1)) bad(field(n), 'a fraction of the worker memory limit in (0, 1]')
+      if (!isThreshold(n, o[field(n)])) bad(field(n), thresholdAllowed(n, field))
     }
   }
 }

@@ -7,6 +7,7 @@
 
 import { isIPv4, isIPv6 } from 'node:net'
 import { validCodecNames } from '../native/codecs'
+import { MAX_SPILL_ALLOWED, maxSpillBytes } from '../native/spill-buffer'
 
 export type WorkloadType = 'cpu' | 'io' | 'mixed'
 export const WORKLOAD_TYPES: readonly WorkloadType[] = ['cpu', 'io', 'mixed']
@@ -14,9 +15,10 @@ export const WORKLOAD_TYPES: readonly WorkloadType[] = ['cpu', 'io', 'mixed']
 export type ClusterKind = 'local' | 'allocation'
 export const CLUSTER_KINDS: readonly ClusterKind[] = ['local', 'allocation']
 
-export type Kind = 'number' | 'integer' | 'boolean' | 'string'
+/** 'size': bytes as a number, or a string such as '10 GiB' (base/units.ts). */
+export type Kind = 'number' | 'integer' | 'boolean' | 'string' | 'size'
 
-type KindType<K extends Kind> = K extends 'boolean' ? boolean : K extends 'string' ? string : number
+type KindType<K extends Kind> = K extends 'boolean' ? boolean : K extends 'string' ? string : K extends 'size' ? number | string : number
 
 /** One option: what it must be, what it is unless given, and what it does. */
 export interface OptionSpec<T = unknown> {
@@ -25,8 +27,10 @@ export interface OptionSpec<T = unknown> {
   default?: T
   /** The allowed values, for an option that takes one of a few strings. */
   values?: readonly T[]
-  /** Why a well-typed value is refused (the "allowed" of the error), or undefined when it is fine. */
-  check?: (value: T) => string | undefined
+  /** `false` is a value of its own beside the kind: off, or no cap (as Dask's `target: False`). */
+  orFalse?: boolean
+  /** Why a well-typed value (never `false`) is refused (the "allowed" of the error), or undefined when it is fine. */
+  check?: (value: Exclude<T, false>) => string | undefined
   /** One line for the reference and the CLI's help. */
   doc: string
 }
@@ -51,11 +55,12 @@ const positiveSeconds = (dflt: number) => (v: number) => (v > 0 ? undefined : `a
 const nonEmpty = (what: string) => (v: string) => (v.trim() !== '' ? undefined : what)
 
 // D records whether a default was given, so ResolvedOptions knows which options are always set.
-function option<K extends Kind, T extends KindType<K> = KindType<K>, D extends T | undefined = undefined>(spec: {
+function option<K extends Kind, T extends KindType<K> | false = KindType<K>, D extends T | undefined = undefined>(spec: {
   kind: K
   default?: D
   values?: readonly NoInfer<T>[]
-  check?: (value: NoInfer<T>) => string | undefined
+  orFalse?: false extends T ? true : never
+  check?: (value: Exclude<NoInfer<T>, false>) => string | undefined
   doc: string
 }): OptionSpec<T> & { kind: K } & (undefined extends D ? unknown : { default: T }) {
   return spec as never
@@ -77,8 +82,18 @@ export const OPTIONS = {
   dashboard: option({ kind: 'boolean', default: true, doc: 'serve the live dashboard' }),
   dashboardPort: option({ kind: 'integer', default: 0, check: (v) => (v >= 0 && v <= 65535 ? undefined : 'an integer in 0–65535 (0 = a free port)'), doc: "the dashboard's port; 0 = a free port chosen at start-up, so two clusters never collide" }),
   dashboardAddress: option({ kind: 'string', default: '127.0.0.1', check: nonEmpty('a host name or IP address to listen on'), doc: 'the address the dashboard listens on' }),
-  memoryTarget: option({ kind: 'number', default: 0.75, doc: 'spill LRU values when managed memory passes this fraction of the worker limit' }),
-  memorySpill: option({ kind: 'number', default: 0.85, doc: 'spill when process memory passes this fraction, until below target' }),
+  memoryTarget: option<'number', number | false, 0.75>({
+    kind: 'number',
+    orFalse: true,
+    default: 0.75,
+    doc: 'spill LRU values when managed memory passes this fraction of the worker limit; false: managed memory alone never spills',
+  }),
+  memorySpill: option<'number', number | false, 0.85>({
+    kind: 'number',
+    orFalse: true,
+    default: 0.85,
+    doc: 'spill when process memory passes this fraction, until below target (or this fraction when target is false); false: never',
+  }),
   memoryPause: option({ kind: 'number', default: 0.92, doc: 'take no new tasks above this fraction' }),
   memoryTerminate: option({ kind: 'number', default: 0.98, doc: 'the nanny restarts the worker above this fraction' }),
   spillCompression: option({
@@ -90,12 +105,25 @@ export const OPTIONS = {
     },
     doc: "the spill codec: 'auto' (lz4, with the byte shuffle for typed values it shrinks more), 'lz4', 'zstd', 'snappy', 'zlib' or 'none'; each but 'none' also as 'lz4+shuffle' and so on, which shuffles typed values' bytes first",
   }),
+  maxSpill: option<'size', number | string | false, false>({
+    kind: 'size',
+    orFalse: true,
+    default: false,
+    check: (v) => (maxSpillBytes(v) === undefined ? MAX_SPILL_ALLOWED : undefined),
+    doc: "cap on the bytes each worker's spill files take on disk, after compression: a number or a size ('10 GiB'); past it values stay in memory (Dask's max-spill; default false: no cap)",
+  }),
   commCompression: option({ kind: 'boolean', default: false, doc: 'compress values moving between workers' }),
   tempBaseDir: option({ kind: 'string', check: nonEmpty('a directory path'), doc: 'where the spill directory is made (default $PBS_JOBFS, else $TMPDIR, else the OS temp dir)' }),
   adaptiveMemory: option({ kind: 'boolean', default: false, doc: 'run tuneMemoryThresholds once at start-up' }),
   silenceLogs: option({ kind: 'boolean', default: false, doc: 'no configuration summary, warnings or progress bars' }),
   threadsPerWorker: option({ kind: 'integer', check: positiveInt(''), doc: 'threads per worker, instead of the workload type’s choice' }),
   stuckTimeout: option({ kind: 'number', default: 30, check: positiveSeconds(30), doc: 'seconds a paused worker that cannot spill may go without progress before the work it holds up fails (default 30)' }),
+  pausedRestart: option({
+    kind: 'number',
+    default: 60,
+    check: positiveSeconds(60),
+    doc: 'seconds a worker may stay paused by memory spillway cannot spill (a task’s own, a leak) before its values move to the other workers and it is restarted (default 60; Dask leaves it paused)',
+  }),
   schedulerFile: option({ kind: 'string', check: nonEmpty('a file path'), doc: 'write a scheduler file (and FILE.secret, both 0600) for `spillway worker --scheduler-file` on other nodes' }),
   schedulerAddress: option({
     kind: 'string',

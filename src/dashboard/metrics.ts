@@ -80,8 +80,8 @@ export function renderMetrics(view: ClusterView): string {
   e.family(
     'spillway_worker_memory_threshold_ratio',
     'gauge',
-    'Memory thresholds as fractions of the worker limit.',
-    ws.flatMap((r) => (['target', 'spill', 'pause', 'terminate'] as const).map((k): [Labels, number] => [{ worker: r.address, threshold: k }, r.thresholds[k]])),
+    'Memory thresholds as fractions of the worker limit (an off one, target or spill false, has no sample).',
+    ws.flatMap((r) => (['target', 'spill', 'pause', 'terminate'] as const).flatMap((k): [Labels, number][] => (r.thresholds[k] === false ? [] : [[{ worker: r.address, threshold: k }, r.thresholds[k]]]))),
   )
   e.family('spillway_worker_threads', 'gauge', 'Threads of the worker.', per((r) => r.nthreads))
   e.family('spillway_worker_tasks', 'gauge', 'Chunks the scheduler has placed on the worker, by state.', ws.flatMap((r): [Labels, number][] => [

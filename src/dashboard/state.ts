@@ -8,7 +8,7 @@ import type { StuckReport, Thresholds, WorkerMetrics } from '../wire/protocol'
 import type { WorkerHandle } from '../scheduler/state'
 import { workerInMemoryBytes, workerSpillBytes } from '../reporting/workers'
 
-export type RowStatus = 'running' | 'paused' | 'closing' | 'restarting' | 'closed'
+export type RowStatus = 'running' | 'paused' | 'closing' | 'closing_gracefully' | 'restarting' | 'closed'
 
 export interface WorkerRow {
   /** The nanny's index; stable across restarts (null for a worker without one). */
@@ -91,7 +91,8 @@ const NO_TRANSFER = { incomingBytes: 0, incomingCount: 0, outgoingBytes: 0, outg
 const NO_SHUFFLE = { sentBytes: 0, receivedBytes: 0, heldShards: 0 }
 
 function marks(limit: number, t: Thresholds): Thresholds {
-  return { target: t.target * limit, spill: t.spill * limit, pause: t.pause * limit, terminate: t.terminate * limit }
+  const bytes = (f: number | false) => (f === false ? false : f * limit)
+  return { target: bytes(t.target), spill: bytes(t.spill), pause: t.pause * limit, terminate: t.terminate * limit }
 }
 
 function liveRow(slot: number | null, w: WorkerHandle, fallback: Thresholds, restarts = 0, kills = 0): WorkerRow {

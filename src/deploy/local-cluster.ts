@@ -10,10 +10,13 @@ import { RemoteWorkers } from './remote/listener'
 import { removeSchedulerFile, writeSchedulerFile } from '../comm/scheduler-file'
 import { clusterSettings, type ClusterSettings } from './worker-settings'
 import { VERSION } from '../base/version'
+import { formatBytes } from '../base/units'
+import { SpillwayError } from '../base/errors'
 import { SummaryLog } from '../base/log-summary'
 import type { Thresholds } from '../wire/protocol'
 import { ScatterBackup } from '../scheduler/scatter-backup'
 import { Scheduler } from '../scheduler/scheduler'
+import { TaskClients } from '../scheduler/task-clients'
 
 export interface LocalClusterOptions {
   nWorkers: number
@@ -23,6 +26,8 @@ export interface LocalClusterOptions {
   spillDir: string
   codec: string
   level?: number
+  /** Bytes each worker's spill files may take on disk (Dask's max-spill); undefined: no cap. */
+  maxSpill?: number
   processes?: boolean
   heartbeatMs?: number
   /** A paused worker that cannot spill and makes no progress this long is stuck, and the work it holds up fails (default 30 s). */
@@ -32,6 +37,8 @@ export interface LocalClusterOptions {
    * join, proving they hold the cluster's secret; port 0 picks one.
    */
   listen?: string
+  /** A worker paused by memory it cannot spill this long is retired and restarted (default 60 s; scheduler/paused-restart.ts). */
+  pausedRestartMs?: number
   /** A worker from elsewhere silent this long is taken as lost (default 300 s). */
   workerTtlMs?: number
   /** Certificate, key (and CA) files for a tls:// `listen` address. */
@@ -80,9 +87,13 @@ export class LocalCluster {
   readonly settings: ClusterSettings
   /** Links closed for a malformed message (`total`), logged one summary line per interval. */
   readonly malformed: SummaryLog
+  /** What tasks on the workers submit (getClient()), held per run. */
+  readonly taskClients: TaskClients
 
   private constructor(readonly options: LocalClusterOptions) {
     this.scheduler = new Scheduler(options.thresholds)
+    this.taskClients = new TaskClients(this.scheduler)
+    if (options.pausedRestartMs !== undefined) this.scheduler.pausedRestartMs = options.pausedRestartMs
     this.settings = clusterSettings(options)
     this.malformed = new SummaryLog(options.log, 'links closed for malformed messages')
   }
@@ -129,6 +140,10 @@ export class LocalCluster {
     if (!log) return
     this.scheduler.on('worker-unresponsive', (w, ms) => log('warn', `worker ${w.address} (${w.name}) has not answered for ${ms / 1000} s (is a task blocking its event loop?): marked unresponsive, no new work goes to it and the work it has not started moves to other workers`))
     this.scheduler.on('worker-responsive', (w) => log('info', `worker ${w.address} (${w.name}) answers again`))
+    this.scheduler.on('worker-retiring', (w, why) => log('info', `worker ${w.address} (${w.name}) retires (${why}): moving its values to the other workers`))
+    this.scheduler.on('worker-retired', (w, r) => log('info', `worker ${w.address} (${w.name}) retired: ${r.moved} value(s) moved (${formatBytes(r.movedBytes)}), ${r.handedOver} already held elsewhere, ${r.recomputed} to make again, in ${r.seconds.toFixed(1)} s`))
+    this.scheduler.on('worker-paused-restart', (w, s) => log('warn', `worker ${w.address} (${w.name}) has been paused for ${Math.round(s)} s by memory spillway cannot spill (unmanaged): moving its values to the other workers and restarting it`))
+    this.scheduler.on('worker-retire-failed', (w, e) => log('warn', `${e.message}; closing it all the same, its values are made again`))
   }
 
   async #listen(address: string, secret: Buffer): Promise<void> {
@@ -191,6 +206,30 @@ export class LocalCluster {
       await this.options.cleanup?.()
     })()
     return this.#closing
+  }
+
+  /**
+   * Every worker killed and started afresh (client.restart()): local ones by
+   * their nannies, joined ones by dropping their connection (their nannies
+   * start the next). Resolves once as many workers as before are back, or
+   * rejects with ERR_SPILLWAY_TIMEOUT after `timeoutMs`.
+   */
+  async restartWorkers(timeoutMs = 60_000): Promise<void> {
+    const before = this.scheduler.workers.size
+    const local = new Set(this.nannies.map((n) => n.worker))
+    for (const w of this.scheduler.workers.values()) if (!local.has(w)) w.restart?.('restarted by client.restart()')
+    const back = Promise.all(this.nannies.map((n) => n.restartWorker())).then(async () => {
+      while (this.scheduler.workers.size < before && !this.closed) await new Promise((r) => setTimeout(r, 50))
+    })
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new SpillwayError('ERR_SPILLWAY_TIMEOUT', `client.restart(): ${this.scheduler.workers.size} of ${before} workers back after ${timeoutMs / 1000} s`, { workers: this.scheduler.workers.size, expected: before, timeoutMs })), timeoutMs)
+    })
+    try {
+      await Promise.race([back, late])
+    } finally {
+      clearTimeout(timer)
+    }
   }
 
   killNow(): void {

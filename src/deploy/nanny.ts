@@ -72,6 +72,11 @@ export class Nanny {
   #closing = false
   readonly #crashes = crashBackoff()
   #gaveUp = false
+  /** Set by restartWorker(): the next exit is asked for, not a crash. */
+  #restartAsked = false
+  #restartTimer: NodeJS.Timeout | undefined
+  /** Ends a restartWorker() wait (the nanny closed or gave up first). */
+  #restarted: (() => void) | undefined
   restarts = 0
   kills = 0
 
@@ -134,6 +139,8 @@ export class Nanny {
     })
     handle = new WorkerHandle(address, name, this.opts.nthreads, this.opts.memoryLimit, rpc)
     handle.pid = child.pid ?? 0
+    // Retired: stopped for good, no next incarnation.
+    handle.close = () => this.close()
     handle.restart = (why) => {
       this.opts.log?.('warn', `${address}: ${why}`)
       child.kill('SIGKILL')
@@ -181,20 +188,45 @@ export class Nanny {
     // One that died while starting is started again by start().
     if (this.#closing || this.scheduler.closed || !ready) return
     const why = signal ? `killed by ${signal}` : `exited with code ${code}`
-    const delay = this.restarts >= MAX_RESTARTS ? 'give-up' : this.#crashes.next(Date.now() - handle.startedAt)
+    const asked = this.#restartAsked
+    this.#restartAsked = false
+    const delay = asked ? 0 : this.restarts >= MAX_RESTARTS ? 'give-up' : this.#crashes.next(Date.now() - handle.startedAt)
     if (delay === 'give-up') return this.#giveUp(`${handle.name} died ${this.restarts >= MAX_RESTARTS ? `after ${MAX_RESTARTS} restarts` : `${this.#crashes.count} times in a row soon after starting`} (last: ${why}); not starting it again`)
     if (delay > 0) this.opts.log?.('warn', `${handle.name} ${why}; starting it again in ${(delay / 1000).toFixed(1)} s`)
     this.restarts++
-    const timer = setTimeout(() => {
+    // Not unref'd: a program awaiting a result while its only worker is
+    // being replaced has nothing else keeping it alive. close() clears it.
+    this.#restartTimer = setTimeout(() => {
+      this.#restartTimer = undefined
       if (this.#closing || this.scheduler.closed) return
       this.start().catch((e) => this.#giveUp(`restart of ${handle.name} failed: ${e.message}`))
     }, delay)
-    timer.unref()
+  }
+
+  /** Kills the worker and starts a fresh one at once (client.restart()); resolves once the new one is registered. */
+  async restartWorker(): Promise<void> {
+    const old = this.#handle
+    if (this.#closing || this.#gaveUp || !old?.alive || !this.#child) return
+    const back = new Promise<void>((resolve) => {
+      const done = () => {
+        this.scheduler.off('worker-added', added)
+        this.#restarted = undefined
+        resolve()
+      }
+      const added = (w: WorkerHandle) => w.name === old.name && w !== old && done()
+      this.scheduler.on('worker-added', added)
+      // Closed or given up before the new one registers: nothing more to wait for.
+      this.#restarted = done
+    })
+    this.#restartAsked = true
+    this.#child.kill('SIGKILL')
+    await back
   }
 
   /** Stops for good, saying so: work only this worker could run fails with a coded error. */
   #giveUp(message: string): void {
     this.#gaveUp = true
+    this.#restarted?.()
     this.opts.log?.('error', message)
     this.scheduler.workerGone(`worker-${this.opts.index}`)
   }
@@ -204,6 +236,8 @@ export class Nanny {
     if (this.#closing) return
     this.#closing = true
     clearInterval(this.#watch)
+    clearTimeout(this.#restartTimer)
+    this.#restarted?.()
     const child = this.#child
     if (!child || child.exitCode !== null || child.signalCode !== null) return
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
@@ -218,6 +252,7 @@ export class Nanny {
   /** Synchronous last resort on process exit. */
   killNow(): void {
     this.#closing = true
+    clearTimeout(this.#restartTimer)
     try {
       this.#child?.kill('SIGKILL')
     } catch {

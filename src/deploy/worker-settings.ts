@@ -8,6 +8,8 @@ import type { Thresholds, WorkerStart } from '../wire/protocol'
 export interface ClusterSettings {
   codec: string
   level?: number
+  /** Bytes each worker's spill files may take on disk (Dask's max-spill); undefined: no cap. */
+  maxSpill?: number
   heartbeatMs: number
   monitorMs: number
   stuckTimeoutMs: number
@@ -20,6 +22,7 @@ export interface ClusterSettings {
 export interface ClusterSettingsOptions {
   codec: string
   level?: number
+  maxSpill?: number
   heartbeatMs?: number
   monitorMs?: number
   stuckTimeoutMs?: number
@@ -41,6 +44,7 @@ export function clusterSettings(o: ClusterSettingsOptions): ClusterSettings {
   return {
     codec: o.codec,
     level: o.level,
+    maxSpill: o.maxSpill,
     heartbeatMs: o.heartbeatMs ?? DEFAULT_SETTINGS.heartbeatMs,
     monitorMs: o.monitorMs ?? DEFAULT_SETTINGS.monitorMs,
     stuckTimeoutMs: o.stuckTimeoutMs ?? DEFAULT_SETTINGS.stuckTimeoutMs,
@@ -65,6 +69,7 @@ export function workerStart(s: ClusterSettings, thresholds: Thresholds, secretHe
     thresholds,
     codec: s.codec,
     level: s.level,
+    ...(s.maxSpill === undefined ? {} : { maxSpill: s.maxSpill }),
     heartbeatMs: s.heartbeatMs,
     monitorMs: s.monitorMs,
     secret: secretHex,

@@ -3,66 +3,28 @@
 // over the same authenticated sockets workers use among themselves.
 
 import { createHash, randomUUID } from 'node:crypto'
-import { serialize } from 'node:v8'
 import { DataClient } from '../comm/data-client'
-import type { DepRef, TaskFn } from '../wire/protocol'
-import type { Scheduler, TaskSubmission } from '../scheduler/scheduler'
+import type { Scheduler } from '../scheduler/scheduler'
 import type { TaskRecord } from '../scheduler/state'
-import { ArgumentError, ClusterClosedError, SpillwayError, type ConfigProblem } from '../base/errors'
-import { describeFunction, functionLabel, type FnDesc, type TaskFunction } from '../wire/functions'
+import { ArgumentError, ClusterClosedError, SpillwayError } from '../base/errors'
+import type { TaskFunction } from '../wire/functions'
 import { Future, Share, type FutureOwner } from './future'
-import { checkKeys } from '../wire/keys'
 import { scatterTooLarge } from './scatter-limit'
-import { extract, place } from '../wire/nesting'
 import { decodeValue, encodeValue } from '../wire/values'
-import { unsendable } from '../wire/cloneable'
+import { holdUntilDone } from './fire-and-forget'
+import { retryErred } from './retry'
+import { replicate } from '../scheduler/rebalance'
+import { gatherErrors, type GatherOptions } from './gather-options'
+import { scatterOptionProblems, scatterShaped, type ScatterOptions } from './scatter-options'
+import { gatherPlan, mapTasks, submitTask, type MapOptions, type SubmitOptions, type Submitter } from './submission'
 
-export interface SubmitOptions {
-  /** The task's key; by default made from the function's name and a hash (pure) or a random id. */
-  key?: string
-  /** Key the call by a hash of function and arguments, so the same call runs once. Default: true for module functions. */
-  pure?: boolean
-  /** Reruns after a thrown error. Default 0. */
-  retries?: number
-  /** Higher runs first among tasks ready at once. Default 0. */
-  priority?: number
-  /** Worker addresses or names the task may run on. */
-  workers?: string[]
-}
-
-export interface MapOptions extends Omit<SubmitOptions, 'key'> {
-  /** One key per item. */
-  key?: string[]
-}
-
-export interface ScatterOptions {
-  workers?: string[]
-}
-
-const SUBMIT_OPTIONS = new Set(['key', 'pure', 'retries', 'priority', 'workers'])
-
-function optionProblems(o: unknown, what: 'submit' | 'map', n = 0): ConfigProblem[] {
-  if (o === undefined) return []
-  if (o === null || typeof o !== 'object' || Array.isArray(o)) return [{ field: 'options', value: o, allowed: `an object { ${[...SUBMIT_OPTIONS].join(', ')} }` }]
-  const p: ConfigProblem[] = []
-  const opts = o as Record<string, unknown>
-  for (const k of Object.keys(opts)) if (!SUBMIT_OPTIONS.has(k)) p.push({ field: `options.${k}`, value: opts[k], allowed: `one of ${[...SUBMIT_OPTIONS].join(', ')}` })
-  if (what === 'submit' && opts.key !== undefined && (typeof opts.key !== 'string' || opts.key.length === 0)) p.push({ field: 'options.key', value: opts.key, allowed: 'a non-empty string' })
-  if (what === 'map' && opts.key !== undefined && (!Array.isArray(opts.key) || opts.key.length !== n || !opts.key.every((k) => typeof k === 'string' && k.length > 0))) {
-    p.push({ field: 'options.key', value: opts.key, allowed: `an array of ${n} non-empty strings, one per item` })
-  }
-  if (opts.pure !== undefined && typeof opts.pure !== 'boolean') p.push({ field: 'options.pure', value: opts.pure, allowed: 'true or false' })
-  if (opts.retries !== undefined && !(Number.isSafeInteger(opts.retries) && (opts.retries as number) >= 0)) p.push({ field: 'options.retries', value: opts.retries, allowed: 'a whole number ≥ 0' })
-  if (opts.priority !== undefined && !(typeof opts.priority === 'number' && Number.isFinite(opts.priority))) p.push({ field: 'options.priority', value: opts.priority, allowed: 'a finite number' })
-  if (opts.workers !== undefined && !(Array.isArray(opts.workers) && opts.workers.every((w) => typeof w === 'string'))) p.push({ field: 'options.workers', value: opts.workers, allowed: 'an array of worker addresses or names' })
-  return p
-}
+export type { SubmitOptions, MapOptions } from './submission'
 
 function cancelledError(key: string): SpillwayError {
   return new SpillwayError('ERR_SPILLWAY_CANCELLED', `task ${JSON.stringify(key)} was cancelled`, { key })
 }
 
-export class FutureEngine implements FutureOwner {
+export class FutureEngine implements FutureOwner, Submitter {
   readonly id = randomUUID()
   readonly #data: DataClient
   readonly #shares = new Map<string, Share>()
@@ -135,94 +97,44 @@ export class FutureEngine implements FutureOwner {
     }
   }
 
-  #isOurs = (v: unknown): v is Future => v instanceof Future
-
-  /** Futures in `args`, checked to be this client's and still held. */
-  #inputs(value: unknown, field: string) {
-    const found = extract(value, this.#isOurs)
-    for (const { item, path } of found.slots) {
-      const at = `${field}${path.map((p) => `[${JSON.stringify(p)}]`).join('')}`
-      // As Dask: work on a Future this client cancelled fails with the cancel itself.
-      if (item.owner === this && item.cancelledError) throw item.cancelledError
-      if (item.owner !== this) throw new ArgumentError([{ field: at, value: item.key, allowed: 'a Future of this client (Futures do not move between clients)' }], 'task arguments')
-      if (item.released || !this.scheduler.tasks.has(item.key)) throw new ArgumentError([{ field: at, value: item.key, allowed: 'a Future that is still held (this one was released)' }], 'task arguments')
-    }
-    return found
-  }
-
-  /** `field` names `args` in errors; `item`: it names `args[0]` (map's items). */
-  #submission(desc: FnDesc, args: unknown[], opts: Omit<SubmitOptions, 'key'>, key: string | undefined, pure: boolean, field: string, item = false): TaskSubmission {
-    const { value, slots } = this.#inputs(args, field)
-    const deps: DepRef[] = slots.map(({ item, path }) => ({ key: item.key, path }))
-    const label = functionLabel(desc)
-    // Caught here, a task that cannot be sent fails at submit, naming the part that cannot go.
-    const refuse = (bad = unsendable(item ? (value as unknown[])[0] : value, field)) => {
-      if (!bad) return
-      throw new ArgumentError([{ field: bad.path, value: bad.what, allowed: 'values structured clone accepts: no functions, symbols or host objects (pass a module function by reference, or compute the value inside the task)' }], 'task arguments')
-    }
-    if (key !== undefined || !pure) refuse()
-    if (key === undefined) {
-      if (pure) {
-        let bytes: Buffer
-        try {
-          bytes = serialize([value, deps.map((d) => d.key)])
-        } catch (e: any) {
-          refuse()
-          throw e
-        }
-        key = `${label}-${createHash('sha256').update(desc.id).update(bytes).digest('hex').slice(0, 32)}`
-      } else key = `${label}-${randomUUID()}`
-    }
-    const task: TaskFn = { fn: 'call', func: desc, args: value, deps }
-    return {
-      key,
-      task,
-      expectedBytes: 1,
-      deps: [...new Set(deps.map((d) => d.key))],
-      group: label,
-      priority: opts.priority,
-      retries: opts.retries,
-      workers: opts.workers,
-    }
-  }
+  readonly owner: FutureOwner = this
+  holds = (key: string): boolean => this.scheduler.tasks.has(key)
 
   submit(fn: TaskFunction, args: unknown = [], options: SubmitOptions = {}): Future {
     this.check()
-    const desc = describeFunction(fn)
-    if (!Array.isArray(args)) throw new ArgumentError([{ field: 'args', value: args, allowed: 'an array of arguments (Futures may be nested anywhere in it)' }], 'submit arguments')
-    const problems = optionProblems(options, 'submit')
-    if (problems.length) throw new ArgumentError(problems, 'submit options')
-    const pure = options.pure ?? desc.kind === 'module'
-    const sub = this.#submission(desc, args, options, options.key, pure, 'args')
-    checkKeys([{ key: sub.key, field: options.key === undefined ? 'key (made from the function name)' : 'options.key' }], 'submit options')
-    const [t] = this.scheduler.submit([sub])
+    const [t] = this.scheduler.submit([{ ...submitTask(this, fn, args, options), expectedBytes: 1 }])
     return new Future(t.key, this)
   }
 
-  map(fn: TaskFunction, items: Iterable<unknown>, options: MapOptions = {}): Future[] {
+  /** One task per call of `iterables` (one iterable: `fn(item)`; several: zipped, `fn(a, b, …)`). */
+  map(fn: TaskFunction, iterables: unknown[], options: MapOptions = {}): Future[] {
     this.check()
-    const desc = describeFunction(fn)
-    if (items === null || typeof (items as any)?.[Symbol.iterator] !== 'function' || typeof items === 'string') {
-      throw new ArgumentError([{ field: 'items', value: items, allowed: 'an array or other iterable of items, one task each' }], 'map arguments')
-    }
-    const list = [...items]
-    const problems = optionProblems(options, 'map', list.length)
-    if (problems.length) throw new ArgumentError(problems, 'map options')
-    const pure = options.pure ?? desc.kind === 'module'
-    const subs = list.map((item, i) => this.#submission(desc, [item], options, options.key?.[i], pure, `items[${i}]`, true))
-    checkKeys(subs.map((sub, i) => ({ key: sub.key, field: options.key ? `options.key[${i}]` : `key of items[${i}] (made from the function name)` })), 'map options')
-    return this.scheduler.submit(subs).map((t) => new Future(t.key, this))
+    const subs = mapTasks(this, fn, iterables, options).map((s) => ({ ...s, expectedBytes: 1 }))
+    const size = options.batchSize ?? Math.max(1, subs.length)
+    const out: Future[] = []
+    for (let i = 0; i < subs.length; i += size) for (const t of this.scheduler.submit(subs.slice(i, i + size))) out.push(new Future(t.key, this))
+    return out
   }
 
-  async scatter(value: unknown, options: ScatterOptions = {}): Promise<Future> {
+  /** Dask's scatter: see scatter-options.ts for the shapes; each part's Future is finished when this resolves. */
+  async scatter(value: unknown, options: ScatterOptions = {}): Promise<unknown> {
     this.check()
-    if (value instanceof Future) throw new ArgumentError([{ field: 'value', value: value.key, allowed: 'data, not a Future (it is already on the cluster)' }], 'scatter arguments')
-    const problems = optionProblems({ workers: options?.workers }, 'submit')
+    const problems = scatterOptionProblems(options)
     if (problems.length) throw new ArgumentError(problems, 'scatter options')
+    return scatterShaped(value, options, async (part, field) => {
+      const f = await this.#scatterOne(part, field, options)
+      // Dask's broadcast: as many copies as there are workers (replicate counts the holder's own).
+      if (options.broadcast) await replicate(this.scheduler, [this.scheduler.record(f.key)], this.scheduler.workers.size)
+      return f
+    })
+  }
+
+  async #scatterOne(value: unknown, field: string, options: ScatterOptions): Promise<Future> {
+    if (value instanceof Future) throw new ArgumentError([{ field, value: value.key, allowed: 'data, not a Future (it is already on the cluster)' }], 'scatter arguments')
     const { bytes, format } = encodeValue(value)
     const tooLarge = scatterTooLarge(bytes.length, this.scheduler.workers.values(), options.workers)
     if (tooLarge) throw tooLarge
-    const key = `scatter-${createHash('sha256').update(format).update(bytes).digest('hex').slice(0, 32)}`
+    const key = options.hash === false ? `scatter-${randomUUID()}` : `scatter-${createHash('sha256').update(format).update(bytes).digest('hex').slice(0, 32)}`
     // The backup copies the bytes, so the caller may reuse its buffer once this resolves.
     const t = await this.scheduler.scatter(key, bytes, format, options)
     const f = new Future(t.key, this)
@@ -283,16 +195,20 @@ export class FutureEngine implements FutureOwner {
     return out
   }
 
-  /** `nested` with each Future replaced by its value, fetched in parallel. */
-  async gather(nested: unknown): Promise<unknown> {
+  /** `nested` with each Future replaced by its value, fetched in parallel; with errors 'skip', failed ones left out. */
+  async gather(nested: unknown, options?: GatherOptions): Promise<unknown> {
     this.check()
-    const { value, slots } = this.#inputs(nested, 'futures')
-    const keys = [...new Set(slots.map((s) => s.item.key))]
-    const got = await this.unlessClosed(this.#holding(keys, () => this.#fetchMany(keys)))
-    const values = slots.map((s) => got.get(s.item.key))
-    let out = value
-    slots.forEach((s, i) => (out = place(out, s.path, values[i])))
-    return out
+    const plan = await gatherPlan(this, nested, gatherErrors(options) === 'skip')
+    return plan.fill(await this.unlessClosed(this.#holding(plan.keys, () => this.#fetchMany(plan.keys))))
+  }
+
+  holdUntilDone(key: string): void {
+    if (!this.scheduler.closed) holdUntilDone(this.scheduler, key)
+  }
+
+  retry(keys: string[]): void {
+    this.check()
+    retryErred(this.scheduler, keys)
   }
 
   close(): void {

@@ -3,7 +3,7 @@
 // (`await f.result()`). Each Future holds its key on the cluster until it
 // is released or garbage collected.
 
-import { SpillwayError } from '../base/errors'
+import { ArgumentError, SpillwayError } from '../base/errors'
 import type { TaskRecord } from '../scheduler/state'
 
 export type FutureStatus = 'pending' | 'finished' | 'error' | 'cancelled' | 'lost'
@@ -34,10 +34,13 @@ export class Share {
   }
 }
 
+/** What a Future reads of its key: the scheduler's record, or a task client's view of it. */
+export type KeyRecord = Pick<TaskRecord, 'state' | 'error' | 'whenInMemory'>
+
 /** What a Future needs from the client that made it. */
 export interface FutureOwner {
   readonly id: string
-  record(key: string): TaskRecord | undefined
+  record(key: string): KeyRecord | undefined
   fetch(key: string): Promise<unknown>
   cancel(keys: string[]): void
   /** One more Future of `key`: the client's share of it. */
@@ -45,6 +48,10 @@ export interface FutureOwner {
   release(key: string, share: Share): void
   /** `p`, or the owner's ClusterClosedError should it close first: nothing waits on a closed client. */
   unlessClosed<T>(p: Promise<T>): Promise<T>
+  /** The cluster holds `key` itself until its task is done (fireAndForget). */
+  holdUntilDone(key: string): void
+  /** Runs the erred tasks of `keys` (and the erred tasks they take as inputs) again. */
+  retry(keys: string[]): void
 }
 
 const registry = new FinalizationRegistry<{ owner: FutureOwner; key: string; share: Share }>(({ owner, key, share }) => owner.release(key, share))
@@ -68,7 +75,7 @@ export class Future<T = any> {
   }
 
   /** The record while this Future holds its key. */
-  #record(): TaskRecord | undefined {
+  #record(): KeyRecord | undefined {
     return this.#released || this.#share.cancelled ? undefined : this.owner.record(this.key)
   }
 
@@ -90,7 +97,7 @@ export class Future<T = any> {
     return s !== 'pending'
   }
 
-  #live(): TaskRecord {
+  #live(): KeyRecord {
     if (this.cancelledError) throw this.cancelledError
     const r = this.#record()
     if (!r) {
@@ -126,6 +133,42 @@ export class Future<T = any> {
   /** Drops queued work, aborts running work (its taskContext().signal), fails dependents with ERR_SPILLWAY_CANCELLED. */
   cancel(): void {
     if (!this.#released) this.owner.cancel([this.key])
+  }
+
+  /**
+   * Runs an erred or cancelled task again (Dask's Future.retry), with the
+   * erred tasks it takes as inputs; `await f.result()` then gives the new
+   * run's value. A Future that has not failed is left as it is.
+   */
+  retry(): void {
+    if (this.cancelledError) {
+      // Only this client's share was cancelled: the task itself goes on for the clients that still hold it.
+      throw new ArgumentError([{ field: 'future', value: this.key, allowed: 'a Future whose task failed or was cancelled on the cluster (this client let go of a key other clients hold: submit it again)' }], 'retry')
+    }
+    this.#live()
+    this.owner.retry([this.key])
+  }
+
+  /**
+   * Calls `fn(this)` once, when the task finishes, fails or is cancelled
+   * (on a later tick if it already has). Not called if the Future is
+   * released or its client closes first. A callback that throws (or
+   * rejects) is reported on stderr: it never takes the client down.
+   */
+  addDoneCallback(fn: (future: this) => unknown): void {
+    if (typeof fn !== 'function') throw new ArgumentError([{ field: 'fn', value: fn, allowed: 'a function, called with the Future' }], 'addDoneCallback')
+    const report = (e: unknown) => console.error(`spillway: the done callback of future ${JSON.stringify(this.key)} failed:`, e)
+    this.settled().then(
+      () => {
+        if (this.status === 'pending' || this.#released) return
+        try {
+          Promise.resolve(fn(this)).catch(report)
+        } catch (e) {
+          report(e)
+        }
+      },
+      () => {},
+    )
   }
 
   /** Lets go of this Future's hold on its key; the value is freed once nothing needs it. */

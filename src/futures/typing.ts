@@ -52,3 +52,15 @@ export type Gathered<T> =
 /** A task function of this signature: the function itself, or a reference to a module export of it. */
 export type TaskFn<Sig extends AnyFn> = Sig | ModuleRef<Sig>
 
+
+/** map's iterables for `F`: one per parameter, each of values (or Futures) for it. */
+export type MapIterables<F> = IterablesOf<Parameters<FunctionOf<F>>>
+
+/** An iterable of values (or Futures) for each parameter of `P`. */
+export type IterablesOf<P extends readonly unknown[]> = { [K in keyof P]: Iterable<Resolvable<P[K]>> }
+
+/** What scattering an array gives: a Future per element. */
+export type ScatteredArray<A extends readonly unknown[]> = { -readonly [K in keyof A]: Future<A[K]> }
+
+/** What scattering a plain object with `split: true` gives: a Future per property. */
+export type ScatteredObject<T> = { -readonly [K in keyof T]: Future<T[K]> }

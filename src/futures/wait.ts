@@ -1,5 +1,5 @@
-// wait() and asCompleted() over Futures, as Dask's: neither throws for a
-// task that failed; the Future says how it ended.
+// wait() over Futures, as Dask's: it does not throw for a task that
+// failed; the Future says how it ended.
 
 import { ArgumentError, SpillwayError } from '../base/errors'
 import { Future } from './future'
@@ -12,7 +12,7 @@ export interface WaitOptions {
   returnWhen?: ReturnWhen
 }
 
-function futuresOf(fs: unknown, what: string): Future[] {
+export function futuresOf(fs: unknown, what: string): Future[] {
   const list = fs instanceof Future ? [fs] : fs && typeof (fs as any)[Symbol.iterator] === 'function' ? [...(fs as Iterable<unknown>)] : undefined
   if (!list) throw new ArgumentError([{ field: 'futures', value: fs, allowed: 'a Future or an iterable of Futures' }], what)
   list.forEach((f, i) => {
@@ -46,32 +46,4 @@ export async function wait<F extends Future<any>>(futures: F | Iterable<F>, opti
     clearTimeout(timer)
   }
   return { done: list.filter((f) => f.done), notDone: list.filter((f) => !f.done) }
-}
-
-/** Yields each Future as it finishes, fails or is cancelled. */
-export async function* asCompleted<F extends Future<any>>(futures: F | Iterable<F>): AsyncGenerator<F> {
-  const list = futuresOf(futures, 'asCompleted arguments') as F[]
-  const ready: F[] = []
-  let wake: (() => void) | undefined
-  let left = list.length
-  for (const f of list) {
-    f.settled().then(
-      () => {
-        ready.push(f)
-        wake?.()
-      },
-      () => {
-        ready.push(f)
-        wake?.()
-      },
-    )
-  }
-  while (left > 0) {
-    if (!ready.length) await new Promise<void>((r) => (wake = r))
-    wake = undefined
-    while (ready.length) {
-      left--
-      yield ready.shift()!
-    }
-  }
 }

@@ -136,6 +136,20 @@ export abstract class JobQueueCluster {
     }
   }
 
+  /** The workers of jobs about to be cancelled hand their values to the others first; should they not take them, they are made again. */
+  async #retireJobs(ids: string[]): Promise<void> {
+    const s = this.#local?.scheduler
+    if (!s) return
+    const leaving = new Set(ids)
+    const workers = [...s.workers.values()].filter((w) => w.jobId !== undefined && leaving.has(w.jobId))
+    if (!workers.length) return
+    try {
+      await s.retireWorkers(workers)
+    } catch (e: any) {
+      process.stderr.write(`[spillway] warn: scaling down: ${e.message}; cancelling the job(s) all the same, their values are made again\n`)
+    }
+  }
+
   /** Asks for `n` workers: submits jobs, or cancels the newest (those not yet started first). */
   async scale(n: number): Promise<void> {
     if (!(Number.isInteger(n) && n >= 0)) throw new ConfigError([{ field: 'n', value: n, allowed: 'an integer ≥ 0 (workers)' }], 'scale arguments')
@@ -146,7 +160,9 @@ export abstract class JobQueueCluster {
       for (let i = have.length; i < want; i++) await this.#submit()
     } else if (want < have.length) {
       const order = have.sort((a, b) => Number(a.startedAt !== undefined) - Number(b.startedAt !== undefined) || b.submittedAt - a.submittedAt)
-      await this.#cancel(order.slice(0, have.length - want).map((j) => j.id))
+      const leaving = order.slice(0, have.length - want).map((j) => j.id)
+      await this.#retireJobs(leaving)
+      await this.#cancel(leaving)
     }
   }
 

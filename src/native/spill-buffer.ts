@@ -2,18 +2,29 @@ import { elementSizeOf, validCodecNames, toBuffer } from './codecs'
 import { checkReduce, checkSpec } from './chunks'
 import { callNative, callNativeSync, ConfigError, type ConfigProblem } from '../base/errors'
 import { native, type Binding } from './binding'
+import { parseBytes } from '../base/units'
 
 export interface SpillBufferOptions {
   /** Directory for spill files; created with mode 0700. */
   dir: string
   /** Bytes this buffer may hold in memory (the worker's memory limit). */
   memoryLimit: number
-  /** Fraction of `memoryLimit` above which LRU chunks spill. Default 0.75. */
-  target?: number
+  /**
+   * Fraction of `memoryLimit` above which LRU chunks spill. Default 0.75.
+   * `false`: managed memory never spills by itself; only `evictUntil` does
+   * (Dask's `target: False`).
+   */
+  target?: number | false
   /** Spill codec; 'auto' is lz4, with the byte shuffle for TypedArrays whose sample it shrinks more. */
   codec?: string
   /** Codec level (zstd 1–19, zlib 1–9). */
   level?: number
+  /**
+   * Bytes the spill files may take on disk, after compression, as a number
+   * or a size ('10 GiB'); `false` (the default): no cap. A chunk whose frame
+   * would pass it stays in memory (Dask's `max-spill`).
+   */
+  maxSpill?: number | string | false
 }
 
 export interface SpilledBytes {
@@ -47,19 +58,35 @@ export interface SpillMetrics {
   consecutiveWriteFailures: number
   /** Seconds until the next spill write is tried: writes back off after a failure. */
   spillBackoffSeconds: number
-  targetBytes: number
+  /** Absent while the target is off. */
+  targetBytes?: number
   memoryLimit: number
+  /** Spill writes the `maxSpill` cap refused; those values stayed in memory. */
+  spillCapRefusals: number
+  /** The spill disk is at its `maxSpill` cap: nothing more spills until disk bytes fall. */
+  spillCapReached: boolean
 }
 
 export type ChunkSpec = Binding.JsChunkSpec
 export type ReducePartial = Binding.JsPartial
 
-const OPTIONS = new Set(['dir', 'memoryLimit', 'target', 'codec', 'level'])
+const OPTIONS = new Set(['dir', 'memoryLimit', 'target', 'codec', 'level', 'maxSpill'])
+const TARGET_ALLOWED = 'a fraction in (0, 1], or false (off: only evictUntil spills)'
+export const MAX_SPILL_ALLOWED = "a positive number of bytes, a size such as '10 GiB', or false (no cap)"
+
+const isTarget = (t: unknown): t is number | false => t === false || (typeof t === 'number' && t > 0 && t <= 1)
+
+/** The cap in bytes, null for none, undefined when `v` is no cap. */
+export function maxSpillBytes(v: unknown): number | null | undefined {
+  if (v === false || v === undefined) return null
+  const n = parseBytes(v)
+  return n !== undefined && n > 0 && Number.isSafeInteger(n) ? n : undefined
+}
 
 function validate(o: SpillBufferOptions): ConfigProblem[] {
   const problems: ConfigProblem[] = []
   if (o === null || typeof o !== 'object') {
-    return [{ field: 'options', value: o, allowed: 'an object { dir, memoryLimit, target?, codec?, level? }' }]
+    return [{ field: 'options', value: o, allowed: 'an object { dir, memoryLimit, target?, codec?, level?, maxSpill? }' }]
   }
   for (const k of Object.keys(o)) {
     if (!OPTIONS.has(k)) problems.push({ field: k, value: (o as any)[k], allowed: `one of ${[...OPTIONS].join(', ')}` })
@@ -68,8 +95,8 @@ function validate(o: SpillBufferOptions): ConfigProblem[] {
   if (typeof o.memoryLimit !== 'number' || !Number.isSafeInteger(o.memoryLimit) || o.memoryLimit <= 0) {
     problems.push({ field: 'memoryLimit', value: o.memoryLimit, allowed: 'a positive whole number of bytes' })
   }
-  const t = o.target ?? 0.75
-  if (typeof t !== 'number' || !(t > 0 && t <= 1)) problems.push({ field: 'target', value: o.target, allowed: 'a fraction in (0, 1]' })
+  if (!isTarget(o.target ?? 0.75)) problems.push({ field: 'target', value: o.target, allowed: TARGET_ALLOWED })
+  if (maxSpillBytes(o.maxSpill) === undefined) problems.push({ field: 'maxSpill', value: o.maxSpill, allowed: MAX_SPILL_ALLOWED })
   const codecs = validCodecNames()
   if (o.codec !== undefined && !codecs.includes(o.codec)) {
     problems.push({ field: 'codec', value: o.codec, allowed: codecs.map((c) => `'${c}'`).join(', ') })
@@ -86,8 +113,10 @@ export class SpillBuffer {
   readonly dir: string
   readonly memoryLimit: number
   readonly codec: string
+  /** The cap on spill bytes on disk; null: none. */
+  readonly maxSpill: number | null
   #native: Binding.NativeSpillBuffer
-  #target: number
+  #target: number | false
 
   constructor(options: SpillBufferOptions) {
     const problems = validate(options)
@@ -96,19 +125,21 @@ export class SpillBuffer {
     this.memoryLimit = options.memoryLimit
     this.codec = options.codec ?? 'auto'
     this.#target = options.target ?? 0.75
+    this.maxSpill = maxSpillBytes(options.maxSpill)!
     this.#native = callNativeSync(
       () =>
         new native.NativeSpillBuffer({
           dir: options.dir,
           memoryLimit: options.memoryLimit,
-          target: this.#target,
+          target: this.#target === false ? undefined : this.#target,
           codec: this.codec,
           level: options.level,
+          maxSpill: this.maxSpill ?? undefined,
         }),
     )
   }
 
-  get target(): number {
+  get target(): number | false {
     return this.#target
   }
 
@@ -153,6 +184,16 @@ export class SpillBuffer {
     return r ? { compressed: r.frame, data: r.data } : undefined
   }
 
+  /**
+   * Stores a spilled chunk that arrives as its frame (what `getFrame` gave
+   * with `compressed: true` on another buffer) straight on disk: verified,
+   * never decompressed, taking no memory. Resolves to the chunk's size; a
+   * bad frame rejects with ERR_SPILLWAY_CORRUPT_FRAME and stores nothing.
+   */
+  async setFrame(key: string, frame: Buffer): Promise<number> {
+    return callNative(() => this.#native.setFrame(String(key), frame))
+  }
+
   has(key: string): boolean {
     return this.#native.has(String(key))
   }
@@ -165,19 +206,18 @@ export class SpillBuffer {
     return this.#native.keys()
   }
 
-  /** Moves the target; chunks above it spill at once. */
-  async setTarget(fraction: number): Promise<void> {
-    if (typeof fraction !== 'number' || !(fraction > 0 && fraction <= 1)) {
-      throw new ConfigError([{ field: 'target', value: fraction, allowed: 'a fraction in (0, 1]' }], 'SpillBuffer target')
-    }
-    await callNative(() => this.#native.setTarget(fraction))
+  /** Moves the target (false: off); chunks above it spill at once. */
+  async setTarget(fraction: number | false): Promise<void> {
+    if (!isTarget(fraction)) throw new ConfigError([{ field: 'target', value: fraction, allowed: TARGET_ALLOWED }], 'SpillBuffer target')
+    await callNative(() => this.#native.setTarget(fraction === false ? null : fraction))
     this.#target = fraction
   }
 
   /**
    * Spills LRU chunks until at most `bytes` stay in memory. After a failed
    * write, writes wait (100 ms doubling to 5 s, `spillBackoffSeconds`) and
-   * this spills nothing until the wait is over or `retrySpillNow()`.
+   * this spills nothing until the wait is over or `retrySpillNow()`. At the
+   * `maxSpill` cap it spills nothing until disk bytes fall.
    */
   evictUntil(bytes: number): Promise<number> {
     return callNative(() => this.#native.evictUntil(Math.max(0, Math.floor(bytes))))
@@ -202,7 +242,7 @@ export class SpillBuffer {
 
   metrics(): SpillMetrics {
     const m = this.#native.metrics()
-    return { ...m, lastWriteError: m.lastWriteError ?? undefined }
+    return { ...m, lastWriteError: m.lastWriteError ?? undefined, targetBytes: m.targetBytes ?? undefined }
   }
 
   /** Drops every chunk and removes the spill files. */

@@ -1,6 +1,7 @@
 // tune_memory_thresholds(): read spill from the scheduler and move target /
 // spill on every live worker. Little spill → tighten (more OOM headroom);
-// a lot → loosen (less disk write amplification).
+// a lot → loosen (less disk write amplification). An off threshold (false)
+// stays off: tuning moves a fraction, and off has none to move.
 
 import type { Client } from '../client/client'
 import { ConfigError, type ConfigProblem } from '../base/errors'
@@ -24,8 +25,8 @@ export interface TuneResult {
   workers: number
   spillGib: number
   spillThresholdGib: number
-  before: { target: number; spill: number }
-  after: { target: number; spill: number }
+  before: { target: number | false; spill: number | false }
+  after: { target: number | false; spill: number | false }
   reason: string
   summary(): string
 }
@@ -33,28 +34,33 @@ export interface TuneResult {
 const clamp = (v: number, [lo, hi]: readonly [number, number]) => Math.min(hi, Math.max(lo, v))
 const round = (v: number) => Math.round(v * 1e6) / 1e6
 const pct = (v: number) => `${Math.round(v * 100)}%`
+const move = (name: string, before: number | false, after: number | false) => (before === false || after === false ? `${name} off (not tuned)` : `${name} ${pct(before)}→${pct(after)}`)
 
 /** The pure decision, so it can be tested without a cluster. */
 export function decideThresholds(
-  current: { target: number; spill: number },
+  current: { target: number | false; spill: number | false },
   spillGib: number,
   o: Required<TuneOptions>,
 ): Omit<TuneResult, 'workers' | 'summary' | 'strategy'> {
   const base = { spillGib, spillThresholdGib: o.spillThresholdGib, before: { ...current } }
   if (o.strategy === 'off') return { ...base, action: 'none', after: { ...current }, reason: "strategy 'off'" }
+  if (current.target === false && current.spill === false) {
+    return { ...base, action: 'none', after: { ...current }, reason: 'target and spill are off (false): tuning cannot move an off threshold' }
+  }
   const high = spillGib >= o.spillThresholdGib
   const action = o.strategy === 'auto' ? (high ? 'loosen' : 'tighten') : o.strategy
   const delta = action === 'loosen' ? o.loosenBy : -o.tightenBy
-  const after = {
-    target: round(clamp(current.target + delta, TARGET_RANGE)),
-    spill: round(clamp(current.spill + delta, SPILL_RANGE)),
-  }
-  if (after.target >= after.spill) after.target = round(Math.max(TARGET_RANGE[0], after.spill - 0.05))
+  const moved = (v: number | false, range: readonly [number, number]): number | false => (v === false ? false : round(clamp(v + delta, range)))
+  const after = { target: moved(current.target, TARGET_RANGE), spill: moved(current.spill, SPILL_RANGE) }
+  const { target, spill } = after
+  if (target !== false && spill !== false && target >= spill) after.target = round(Math.max(TARGET_RANGE[0], spill - 0.05))
   const why = high
     ? `high spill (${spillGib.toFixed(2)} GiB ≥ ${o.spillThresholdGib.toFixed(2)} GiB threshold)`
     : `low spill (${spillGib.toFixed(2)} GiB < ${o.spillThresholdGib.toFixed(2)} GiB threshold)`
   const what = action === 'loosen' ? 'loosened thresholds to reduce disk write amplification' : 'tightened thresholds for more OOM headroom'
-  return { ...base, action, after, reason: `${why}; ${what}` }
+  const off = current.target === false ? 'target' : current.spill === false ? 'spill' : undefined
+  const note = off ? `; ${off} is off (false): tuning cannot move an off threshold` : ''
+  return { ...base, action, after, reason: `${why}; ${what}${note}` }
 }
 
 function validate(o: TuneOptions): Required<TuneOptions> {
@@ -81,6 +87,6 @@ export async function tuneMemoryThresholds(client: Client, options: TuneOptions 
   const summary = () =>
     d.action === 'none'
       ? `Memory thresholds unchanged on ${workers} worker(s) (${d.reason})`
-      : `Memory thresholds adjusted on ${workers} worker(s): target ${pct(d.before.target)}→${pct(d.after.target)}, spill ${pct(d.before.spill)}→${pct(d.after.spill)} (${d.reason})`
+      : `Memory thresholds adjusted on ${workers} worker(s): ${move('target', d.before.target, d.after.target)}, ${move('spill', d.before.spill, d.after.spill)} (${d.reason})`
   return { ...d, strategy: o.strategy, workers, summary }
 }

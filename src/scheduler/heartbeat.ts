@@ -7,9 +7,10 @@ import type { WorkerHandle } from './state'
 import { settleStuckWork, type StuckWorkHost } from './stuck-work'
 import { markResponsive, type WatchdogHost } from './watchdog'
 import type { ClusterTotals } from './totals'
+import { watchPaused, type PausedRestartHost } from './paused-restart'
 
 /** What this needs of the scheduler. */
-export interface HeartbeatHost extends StuckWorkHost, WatchdogHost {
+export interface HeartbeatHost extends StuckWorkHost, WatchdogHost, PausedRestartHost {
   peakMemoryBytes: number
   peakSpillBytes: number
   totals(): ClusterTotals
@@ -21,6 +22,7 @@ export function onHeartbeat(s: HeartbeatHost, w: WorkerHandle, m: WorkerMetrics)
   w.metrics = m
   markResponsive(s, w)
   if (!m.stuck) w.stuck = undefined
+  watchPaused(s, w, m)
   const t = s.totals()
   s.peakMemoryBytes = Math.max(s.peakMemoryBytes, t.memoryBytes)
   s.peakSpillBytes = Math.max(s.peakSpillBytes, t.spillBytes)

@@ -9,14 +9,17 @@
 import type { ScatterBackup } from './scatter-backup'
 import { releasedError, type TaskRecord } from './state'
 import type { WorkerHandle } from './state'
+import { releaseReplicas, type ReplicaHost } from './replicas'
 
-export class Lifetimes {
+export class Lifetimes implements ReplicaHost {
   readonly #releases = new Map<WorkerHandle, string[]>()
 
   constructor(
     private readonly tasks: Map<string, TaskRecord>,
     private readonly backup: () => ScatterBackup | undefined,
   ) {}
+
+  releaseCopy = (w: WorkerHandle, key: string): void => this.releaseOn(w, key)
 
   releaseOn(w: WorkerHandle, key: string): void {
     // Freeing values is progress: a stuck worker may take work again (it says so if it stays stuck).
@@ -43,6 +46,7 @@ export class Lifetimes {
       w.held.delete(t)
       w.heldBytes -= t.nbytes
       this.releaseOn(w, t.key)
+      releaseReplicas(this, t)
     } else if (t.state === 'processing') {
       // No longer counts towards the worker's load, nor is rerun if that
       // worker dies; its result is discarded when it lands.

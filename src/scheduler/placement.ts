@@ -26,7 +26,7 @@ export function pickWorker(workers: Iterable<WorkerHandle>, t: TaskRecord): Work
     if (!allowed(w, t)) continue
     // A worker with a free thread first: one whose threads are all busy
     // would only queue the task behind another.
-    const idle = w.inflight < w.nthreads
+    const idle = w.busy < w.nthreads
     const load = w.load()
     if ((idle && !bestIdle) || (idle === bestIdle && load < bestLoad)) {
       best = w
@@ -60,7 +60,7 @@ export function pickWorker(workers: Iterable<WorkerHandle>, t: TaskRecord): Work
 export function inputsFor(t: TaskRecord, w: WorkerHandle): Inputs {
   // Keyed by user keys: a key named '__proto__' must stay a key.
   const inputs: Inputs = Object.create(null)
-  for (const d of t.deps) inputs[d.key] = { format: d.format, nbytes: d.nbytes, address: d.worker && d.worker !== w ? d.worker.dataAddress : undefined }
+  for (const d of t.deps) inputs[d.key] = { format: d.format, nbytes: d.nbytes, address: d.worker && d.worker !== w && !d.replicas?.has(w) ? d.worker.dataAddress : undefined }
   return inputs
 }
 

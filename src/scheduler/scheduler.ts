@@ -20,8 +20,10 @@ import { TaskRecord, type TaskSubmission, type WorkerHandle } from './state'
 import { Restrictions } from './restrictions'
 import { markUnresponsive, RESPONSE_TIMEOUT_MS, watchCancelled } from './watchdog'
 import { clusterTotals, type ClusterTotals } from './totals'
-import { whenPeerGone } from './peer-gone'
+import { missingInputs } from './peer-gone'
 import { onHeartbeat } from './heartbeat'
+import { forgetReplicasOn, promoteReplica } from './replicas'
+import { retireAsked, retireWorkers, type RetireOptions, type RetireReport } from './retire'
 
 export type { TaskSubmission } from './state'
 export { MAX_RECOMPUTES } from './reductions'
@@ -48,6 +50,8 @@ export class Scheduler extends EventEmitter {
   peakSpillBytes = 0
   lostWorkers = 0
   thresholds: Thresholds
+  /** A worker paused by unmanaged memory this long is retired and restarted (paused-restart.ts). */
+  pausedRestartMs = 60_000
   /** Copies of scattered values, to restore them when their holder dies. */
   backup: ScatterBackup | undefined
 
@@ -78,15 +82,17 @@ export class Scheduler extends EventEmitter {
       t.lastWorker = w.address
       t.worker = undefined
       if (t.suspicious >= ALLOWED_KILLS) this.fail(t, new KilledWorkerError(t.key, t.suspicious, w.address, reason))
-      else this.#requeue(t, true)
+      else this.requeue(t, true)
     }
     const held = [...w.held]
     w.processing.clear()
     w.held.clear()
     w.heldBytes = 0
+    forgetReplicasOn(w)
     for (const t of held) {
       t.worker = undefined
-      if (t.needed) this.#requeue(t, false)
+      if (promoteReplica(t)) continue
+      if (t.needed) this.requeue(t, false)
       else this.#life.forgetOrRelease(t)
     }
     this.emit('worker-removed', w, reason)
@@ -132,12 +138,12 @@ export class Scheduler extends EventEmitter {
         for (const d of t.deps) d.dependents.add(t)
         this.tasks.set(s.key, t)
         this.totalTasks++
-      } else if (t.state === 'released') this.#requeue(t, false)
+      } else if (t.state === 'released') this.requeue(t, false)
       // Held before it can fail, so one failed at once by an erred input stays, with that error, for its Future.
       if (s.hold !== false) t.refs++
       const failed = fresh ? t.deps.find((d) => d.state === 'erred') : undefined
       if (failed) this.fail(t, failed.error!)
-      else if (fresh) this.#requeue(t, false)
+      else if (fresh) this.requeue(t, false)
       out.push(t)
     }
     for (const t of out) this.#restrictions.failIfUnmet(t) // once held, so the Future sees the error
@@ -165,7 +171,7 @@ export class Scheduler extends EventEmitter {
     this.tasks.set(key, t)
     this.totalTasks++
     await this.backup!.set(key, bytes)
-    this.#requeue(t, false)
+    this.requeue(t, false)
     this.pump()
     return t
   }
@@ -179,10 +185,10 @@ export class Scheduler extends EventEmitter {
   }
 
   /** Puts a task where it can run: queued when its inputs are held, else waiting (and its freed inputs made again). */
-  #requeue(t: TaskRecord, front: boolean): void {
+  requeue(t: TaskRecord, front: boolean): void {
     if (this.#closed) return this.fail(t, new ClusterClosedError()) // handed back by workers stopping after close()
     t.worker = undefined
-    for (const d of t.deps) if (d.state === 'released') this.#requeue(d, false)
+    for (const d of t.deps) if (d.state === 'released') this.requeue(d, false)
     if (t.deps.every((d) => d.state === 'memory')) {
       t.state = 'queued'
       if (front) this.queue.pushFront(t)
@@ -204,7 +210,7 @@ export class Scheduler extends EventEmitter {
       }
       if (!t.deps.every((d) => d.state === 'memory')) {
         q.removeAt(i)
-        this.#requeue(t, false)
+        this.requeue(t, false)
         continue
       }
       const choice = pickWorker(this.workers.values(), t)
@@ -236,7 +242,7 @@ export class Scheduler extends EventEmitter {
     this.#life.flush(w)
     const request = t.scattered
       ? this.backup!.get(t.key).then((data) => w.rpc.request<RunResult>({ op: 'put', key: t.key, data }))
-      : w.rpc.request<RunResult>(runRequest(t, w, this))
+      : w.rpc.request<RunResult>((t.sent = runRequest(t, w, this)))
     this.#sent.set(t, request)
     request
       .then(
@@ -249,7 +255,7 @@ export class Scheduler extends EventEmitter {
             return
           }
           w.processing.delete(t)
-          if (res.skipped) return this.#requeue(t, true)
+          if (res.skipped) return this.requeue(t, true)
           t.state = 'memory'
           t.nbytes = res.nbytes
           if (res.format) t.format = res.format
@@ -264,10 +270,10 @@ export class Scheduler extends EventEmitter {
           // task's own failure.
           if (err instanceof WorkerLostError || !w.alive || t.worker !== w || t.state !== 'processing' || t.runs !== run) return
           w.processing.delete(t)
-          if (err?.code === 'ERR_SPILLWAY_MISSING_DEP') return this.#missing(t, err.details?.missing ?? [], err.details?.peer)
+          if (err?.code === 'ERR_SPILLWAY_MISSING_DEP') return missingInputs(this, t, err.details?.missing ?? [], err.details?.peer)
           if (t.retries > 0 && err?.code === 'ERR_SPILLWAY_TASK') {
             t.retries--
-            return this.#requeue(t, true)
+            return this.requeue(t, true)
           }
           this.fail(t, err)
         },
@@ -281,27 +287,9 @@ export class Scheduler extends EventEmitter {
   /** A value landed: dependents whose inputs are all held can run, inputs no one needs are freed. */
   #landed(t: TaskRecord): void {
     for (const d of t.dependents) {
-      if (d.state === 'waiting' && d.deps.every((x) => x.state === 'memory')) this.#requeue(d, false)
+      if (d.state === 'waiting' && d.deps.every((x) => x.state === 'memory')) this.requeue(d, false)
     }
     for (const dep of t.deps) if (!dep.needed) this.#life.forgetOrRelease(dep)
-  }
-
-  /** A run could not get its inputs: make them again where their holder lost them, then run it. */
-  #missing(t: TaskRecord, keys: string[], peer?: unknown): void {
-    for (const k of keys) {
-      const d = this.tasks.get(k)
-      if (d?.state === 'memory' && d.worker?.alive) this.recompute(d, d.worker)
-    }
-    // A shuffle input whose push found its output's owner gone goes again
-    // once that owner is removed, so the output has a new one.
-    t.worker = undefined
-    t.state = 'waiting'
-    const again = () => {
-      if (t.state !== 'waiting') return
-      this.#requeue(t, true)
-      this.pump()
-    }
-    if (!whenPeerGone(this, peer, again)) this.#requeue(t, true)
   }
 
   /** Takes a run back from a worker, which skips it, and queues it again (stuck-work.ts). */
@@ -309,7 +297,7 @@ export class Scheduler extends EventEmitter {
     if (t.worker !== w || t.state !== 'processing') return
     w.processing.delete(t)
     w.rpc.request({ op: 'cancel', key: t.key }).catch(() => {})
-    this.#requeue(t, true)
+    this.requeue(t, true)
   }
 
   /** Fails a task and, with the same error, every dependent still to run. */
@@ -358,10 +346,19 @@ export class Scheduler extends EventEmitter {
     // Sent before the task can be placed again, so it never deletes a rerun
     // on this worker.
     this.#life.releaseOn(w, t.key)
+    if (promoteReplica(t)) return this.pump()
     for (const d of t.dependents) if (d.state === 'queued') d.state = 'waiting'
-    this.#requeue(t, true)
+    this.requeue(t, true)
     this.pump()
   }
+
+  /** Moves the workers' values to the others, then stops them (retire.ts). */
+  retireWorkers = (workers: WorkerHandle[], options?: RetireOptions): Promise<RetireReport[]> => retireWorkers(this, workers, options)
+  retireAsked = (w: WorkerHandle, reason: string): void => retireAsked(this, w, reason)
+
+  /** Frees `key`'s copy on `w` alone (a moved or surplus copy); the value lives on elsewhere. */
+  releaseCopy = (w: WorkerHandle, key: string): void => this.#life.releaseOn(w, key)
+  flushReleases = (w: WorkerHandle): void => this.#life.flush(w)
 
   /** Lets go of one hold on each key; a value no one needs any more is freed. */
   release(keys: string[]): void {

@@ -10,7 +10,7 @@
 import { hostname } from 'node:os'
 import { SpillwayError } from '../base/errors'
 import type { ValueFormat } from '../wire/values'
-import type { StuckReport, TaskFn, WorkerMetrics, WorkerStatus } from '../wire/protocol'
+import type { Inputs, StuckReport, TaskFn, WorkerMetrics, WorkerStatus } from '../wire/protocol'
 import type { WorkerRpc } from '../comm/rpc'
 
 export type TaskState = 'waiting' | 'queued' | 'processing' | 'memory' | 'erred' | 'released'
@@ -52,6 +52,10 @@ export class TaskRecord {
   group = ''
   /** A scattered value: no task makes it, a backup copy restores it. */
   scattered = false
+  /** Its latest run as sent: where it was told to find its inputs (a run that misses one blames that copy alone). */
+  sent: { inputs?: Inputs } | undefined
+  /** Workers holding a copy besides `worker` (replicate, broadcast): one takes over should `worker` be lost. */
+  replicas: Set<WorkerHandle> | undefined
 
   constructor(
     readonly key: string,
@@ -113,8 +117,12 @@ export const PREFETCH = 4
 export class WorkerHandle {
   readonly processing = new Set<TaskRecord>()
   readonly held = new Set<TaskRecord>()
+  /** Values it holds a copy of while another worker is their holder (see TaskRecord.replicas). */
+  readonly replicas = new Set<TaskRecord>()
   heldBytes = 0
   inflight = 0
+  /** Runs among `inflight` that gave their slot back while they wait on their own sub-tasks (task-clients.ts). */
+  seceded = 0
   alive = true
   metrics: WorkerMetrics | undefined
   pid = 0
@@ -140,9 +148,18 @@ export class WorkerHandle {
 
   /** Its channel closed and its exit status is not in yet: it takes nothing more. */
   closing = false
+  /** Being retired (retire.ts): it takes no new work while its values move to other workers. */
+  retiring = false
+  /** The retirement under way (retire.ts): a second call waits on it rather than start another. */
+  retirement: Promise<unknown> | undefined
+  /** Since when it has been paused by memory its store cannot spill (paused-restart.ts). */
+  unmanagedPausedSince: number | undefined
+  /** Set by whoever started it: stops this worker for good (no next incarnation), once retired. */
+  close: (() => Promise<void>) | undefined
 
   get status(): WorkerStatus {
     if (this.closing) return 'closing'
+    if (this.retiring) return 'closing_gracefully'
     return this.metrics?.status ?? 'running'
   }
 
@@ -161,7 +178,12 @@ export class WorkerHandle {
    * tasks do not each wait a round trip).
    */
   get available(): boolean {
-    return this.alive && !this.unresponsive && this.status === 'running' && this.inflight < this.nthreads * PREFETCH
+    return this.alive && !this.unresponsive && this.status === 'running' && this.busy < this.nthreads * PREFETCH
+  }
+
+  /** Runs sent that hold, or wait for, one of its threads. */
+  get busy(): number {
+    return Math.max(0, this.inflight - this.seceded)
   }
 
   /** Bytes this worker holds or will hold once its running tasks finish. */

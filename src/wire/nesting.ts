@@ -71,3 +71,28 @@ function setOwn(o: Record<string | number, unknown>, k: string | number, v: unkn
   if (k === '__proto__') Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true })
   else o[k] = v
 }
+
+/**
+ * `root` (which extract copied) without the items at `paths`: an array
+ * loses the element, an object the property. An empty path (the root
+ * itself) leaves undefined.
+ */
+export function dropAt(root: unknown, paths: Path[]): unknown {
+  if (paths.some((p) => p.length === 0)) return undefined
+  const byParent = new Map<any, Set<string | number>>()
+  for (const path of paths) {
+    let c: any = root
+    for (let i = 0; i < path.length - 1; i++) c = c[path[i]]
+    const drop = byParent.get(c) ?? byParent.set(c, new Set()).get(c)!
+    drop.add(path[path.length - 1])
+  }
+  // Every parent is found before any changes: dropping an element shifts the indices later paths walk through.
+  for (const [parent, drop] of byParent) {
+    if (Array.isArray(parent)) {
+      let j = 0
+      for (let i = 0; i < parent.length; i++) if (!drop.has(i)) parent[j++] = parent[i]
+      parent.length = j
+    } else for (const k of drop) delete parent[k]
+  }
+  return root
+}

@@ -19,6 +19,8 @@ export interface WorkerStart {
   spillDir: string
   codec: string
   level?: number
+  /** Bytes its spill files may take on disk; absent: no cap. */
+  maxSpill?: number
   heartbeatMs: number
   monitorMs: number
   /** Hex of the cluster's secret: data connections prove they hold it. */
@@ -31,7 +33,8 @@ export interface WorkerStart {
   stuckTimeoutMs: number
 }
 
-export type WorkerStatus = 'running' | 'paused' | 'closing'
+/** 'closing_gracefully' is the scheduler's own: a worker being retired (Dask's name). */
+export type WorkerStatus = 'running' | 'paused' | 'closing' | 'closing_gracefully'
 
 /**
  * Why a paused worker cannot get back under its thresholds: its spill
@@ -72,6 +75,8 @@ export interface WorkerMetrics extends SpillMetrics {
   transfer: { incomingBytes: number; incomingCount: number; outgoingBytes: number; outgoingCount: number }
   /** Set while the worker is stuck (paused, cannot spill, no progress). */
   stuck?: StuckReport
+  /** Bytes it may still spill: its spill disk's free space (undefined where the filesystem cannot say). */
+  spillFreeBytes?: number
   /** P2P shuffle shards this worker has pushed and taken in (bytes, serialised), and those it holds now. */
   shuffle?: { sentBytes: number; receivedBytes: number; heldShards: number }
   time: number
@@ -109,9 +114,18 @@ export type Request =
   | { op: 'shuffle-drop'; shuffle: string }
   | { op: 'set-thresholds'; thresholds: Partial_<Thresholds> }
   | { op: 'metrics' }
+  /**
+   * Copies values from a peer's data server into this worker's store
+   * (retirement, rebalance, replicate). A paused worker takes nothing more:
+   * the keys it did not take come back as `refused`.
+   */
+  | { op: 'acquire'; from: string; keys: Array<{ key: string; nbytes: number }> }
+  /** Calls a function on this worker, outside the task graph (client.run). */
+  | { op: 'call'; func: FnDesc; args: unknown[] }
   /** Keeps a joined worker's link alive both ways (its reply is not awaited). */
   | { op: 'ping' }
-  | { op: 'close' }
+  /** `retired`: stopped for good (graceful retirement), so its nanny does not start it again. */
+  | { op: 'close'; retired?: boolean }
 
 type Partial_<T> = { [K in keyof T]?: T[K] }
 
@@ -127,6 +141,24 @@ export interface RunResult {
 
 /** Codes of a chunk read that failed for that chunk alone: its spill file is missing, unreadable or corrupt. */
 export const UNREADABLE_CODES: ReadonlySet<string> = new Set(['ERR_SPILLWAY_IO', 'ERR_SPILLWAY_CORRUPT_FRAME'])
+
+export interface AcquireResult {
+  /** Keys now held here (taken in, or already held). */
+  got: string[]
+  /** Keys the peer did not hand over (gone, unreadable, or the peer unreachable). */
+  missing: string[]
+  /** Keys not taken: this worker paused while taking the others in, the peer could not be reached, or the store failed (`error`). */
+  refused: string[]
+  /** Why keys were refused, when it was not a pause. */
+  error?: string
+  metrics: WorkerMetrics
+}
+
+export interface CallResult {
+  /** The function's return value, encoded as a task result is (values.ts). */
+  value: Uint8Array
+  format: ValueFormat
+}
 
 export interface ReduceManyResult {
   /** One per key, null where the key is not held or could not be read. */
@@ -154,10 +186,52 @@ export interface ErrorPayload {
   stuck?: Record<string, unknown>
 }
 
+/**
+ * A task's own sub-task, as its worker submits it for the task's client
+ * (getClient()): a call of a user function, never a built-in chunk.
+ */
+export interface SubTask {
+  key: string
+  task: Extract<TaskFn, { fn: 'call' }>
+  /** Keys whose values it takes: each one known to the scheduler, or submitted earlier in the same call. */
+  deps: string[]
+  group: string
+  priority?: number
+  retries?: number
+  workers?: string[]
+}
+
+/**
+ * What a running task asks of the scheduler, through its worker. `run`
+ * names the run on that worker: the keys it holds are let go of when it
+ * says `done`, or when its worker is lost. A seceded run (waiting on its
+ * sub-tasks) does not count against its worker's threads.
+ */
+export type TaskCall =
+  | { op: 'submit'; run: string; tasks: SubTask[] }
+  /** Answered once every key is held or has failed: KeyOutcome[], in order. */
+  | { op: 'wait'; run: string; keys: string[] }
+  | { op: 'release'; run: string; keys: string[] }
+  | { op: 'cancel'; run: string; keys: string[] }
+  | { op: 'secede'; run: string }
+  | { op: 'rejoin'; run: string }
+  | { op: 'done'; run: string }
+
+/** Where a waited-for key ended up: the holder's data address and the value's layout, or its error. */
+export type KeyOutcome =
+  | { key: string; state: 'memory'; format: ValueFormat; nbytes: number; address: string }
+  | { key: string; state: 'erred'; error: ErrorPayload }
+
 export type WorkerToScheduler =
   | { kind: 'reply'; id: number; ok: true; result: unknown }
   | { kind: 'reply'; id: number; ok: false; error: ErrorPayload }
   | { kind: 'heartbeat'; metrics: WorkerMetrics }
   | { kind: 'log'; level: 'warn' | 'info'; message: string }
+  /** The worker asks to leave (its lifetime is up): its values move to the others before it is closed. */
+  | { kind: 'retire'; reason: string }
+  | { kind: 'call'; id: number; call: TaskCall }
 
-export type SchedulerToWorker = { kind: 'request'; id: number; request: Request }
+export type SchedulerToWorker =
+  | { kind: 'request'; id: number; request: Request }
+  | { kind: 'answer'; id: number; ok: true; result: unknown }
+  | { kind: 'answer'; id: number; ok: false; error: ErrorPayload }

@@ -8,8 +8,10 @@
 // are not.
 
 import { SpillwayError } from '../base/errors'
-import type { Request, WorkerToScheduler } from './protocol'
+import type { Request, TaskCall, WorkerToScheduler } from './protocol'
 import { isValueFormat } from './values'
+import { BUILTIN_FUNCTIONS } from './functions'
+import { keyProblem } from './keys'
 
 /**
  * The longest hello a joining worker can send (a few short strings): a
@@ -97,7 +99,11 @@ const format: Check = (v, at) => {
   if (!isValueFormat(v)) bad(at, 'a value format (v8, arraybuffer, raw:<view>)', v)
 }
 
-const THRESHOLDS = obj({ target: fraction, spill: fraction, pause: fraction, terminate: fraction })
+/** Target and spill may be off (false), as Dask's `target: False` / `spill: False`. */
+const fractionOrOff: Check = (v, at) => {
+  if (v !== false) fraction(v, at)
+}
+const THRESHOLDS = obj({ target: fractionOrOff, spill: fractionOrOff, pause: fraction, terminate: fraction })
 
 const STUCK = obj({
   reason: oneOf('spill-full', 'spill-failing', 'nothing-to-spill'),
@@ -127,7 +133,9 @@ export const checkMetrics: Check = obj({
   lastWriteNoSpace: bool,
   consecutiveWriteFailures: amount,
   spillBackoffSeconds: amount,
-  targetBytes: amount,
+  targetBytes: opt(amount),
+  spillCapRefusals: amount,
+  spillCapReached: bool,
   rss: amount,
   status: oneOf('running', 'paused', 'closing'),
   memoryLimit: amount,
@@ -136,6 +144,7 @@ export const checkMetrics: Check = obj({
   timings: obj({ taskSeconds: amount, pausedSeconds: amount }),
   transfer: obj({ incomingBytes: amount, incomingCount: amount, outgoingBytes: amount, outgoingCount: amount }),
   stuck: opt(STUCK),
+  spillFreeBytes: opt(amount),
   shuffle: opt(obj({ sentBytes: amount, receivedBytes: amount, heldShards: amount })),
   time: amount,
 })
@@ -179,6 +188,13 @@ const RESULTS: Record<Request['op'], Check> = {
   'shuffle-drop': WITH_METRICS,
   'set-thresholds': WITH_METRICS,
   metrics: WITH_METRICS,
+  acquire: obj({ got: arrayOf(str), missing: arrayOf(str), refused: arrayOf(str), error: opt(str), metrics: checkMetrics }),
+  call: obj({
+    value: (v, at) => {
+      if (!(v instanceof Uint8Array)) bad(at, 'bytes', v)
+    },
+    format,
+  }),
   // Replies no one reads.
   cancel: any,
   ping: any,
@@ -207,6 +223,13 @@ export function checkWorkerMessage(m: unknown, asked: (id: number) => Asked | un
       oneOf('warn', 'info')(m.level, 'log.level')
       str(m.message, 'log.message')
       break
+    case 'retire':
+      str(m.reason, 'retire.reason')
+      break
+    case 'call':
+      // The call itself is checked apart (checkTaskCall): a bad one is refused, the link kept.
+      integer(m.id, 'call.id')
+      break
     case 'reply': {
       integer(m.id, 'reply.id')
       bool(m.ok, 'reply.ok')
@@ -223,7 +246,58 @@ export function checkWorkerMessage(m: unknown, asked: (id: number) => Asked | un
       break
     }
     default:
-      bad('message.kind', 'heartbeat, log or reply', m.kind)
+      bad('message.kind', 'heartbeat, log, retire, call or reply', m.kind)
   }
   return m as unknown as WorkerToScheduler
+}
+
+const key: Check = (v, at) => {
+  if (typeof v !== 'string' || v.length === 0) bad(at, 'a non-empty key', v)
+  if (keyProblem(v, at)) bad(at, 'a key of whole Unicode characters', v)
+}
+const keys = arrayOf(key)
+const finite: Check = (v, at) => {
+  if (typeof v !== 'number' || !Number.isFinite(v)) bad(at, 'a finite number', v)
+}
+const pathPart: Check = (v, at) => {
+  if (typeof v !== 'string' && !Number.isSafeInteger(v)) bad(at, 'a property name or an index', v)
+}
+
+/** A function a task may submit: a module export, a shipped source, or a built-in by name (never one of spillway's own task kinds). */
+const FUNCTION: Check = (v, at) => {
+  if (!isObject(v)) bad(at, 'an object', v)
+  if (v.kind === 'module') obj({ id: str, specifier: str, name: str, label: str })(v, at)
+  else if (v.kind === 'source') obj({ id: str, source: str, label: str })(v, at)
+  else if (v.kind === 'native') {
+    obj({ id: str, op: str, label: str })(v, at)
+    if (!BUILTIN_FUNCTIONS.has(v.op as string)) bad(`${at}.op`, `a built-in (${[...BUILTIN_FUNCTIONS.keys()].join(', ')})`, v.op)
+  } else bad(`${at}.kind`, 'module, source or native', v.kind)
+}
+
+const SUB_TASK = obj({
+  key,
+  task: obj({ fn: oneOf('call'), func: FUNCTION, args: any, deps: arrayOf(obj({ key, path: arrayOf(pathPart) })) }),
+  deps: keys,
+  group: str,
+  priority: opt(finite),
+  retries: opt(integer),
+  workers: opt(arrayOf(str)),
+})
+
+const CALLS: Record<TaskCall['op'], Check> = {
+  submit: obj({ run: str, tasks: arrayOf(SUB_TASK) }),
+  wait: obj({ run: str, keys }),
+  release: obj({ run: str, keys }),
+  cancel: obj({ run: str, keys }),
+  secede: obj({ run: str }),
+  rejoin: obj({ run: str }),
+  done: obj({ run: str }),
+}
+
+/** `c` as a TaskCall (what a running task asks of the scheduler), or a ProtocolError naming its first bad field. */
+export function checkTaskCall(c: unknown): TaskCall {
+  if (!isObject(c)) bad('call', 'an object', c)
+  if (typeof c.op !== 'string' || !Object.hasOwn(CALLS, c.op)) bad('call.op', `one of ${Object.keys(CALLS).join(', ')}`, c.op)
+  CALLS[c.op as TaskCall['op']](c, `call(${c.op})`)
+  return c as unknown as TaskCall
 }

@@ -26,8 +26,8 @@ export class Inputs {
     return this.#inFlight
   }
 
-  async #reserve(n: number): Promise<Lease> {
-    while (this.#inFlight > 0 && this.#inFlight + n > this.limit) await new Promise<void>((r) => this.#waiters.push(r))
+  async #reserve(n: number, wait: boolean): Promise<Lease> {
+    while (wait && this.#inFlight > 0 && this.#inFlight + n > this.limit) await new Promise<void>((r) => this.#waiters.push(r))
     this.#inFlight += n
     let done = false
     return {
@@ -40,7 +40,12 @@ export class Inputs {
     }
   }
 
-  async get(keys: string[], who: InputSpec): Promise<{ values: Map<string, Uint8Array>; lease: Lease }> {
+  /**
+   * `wait: false` for a running task's own fetches (getClient): counted, but
+   * not held back by the cap, which the task's inputs may be holding: it
+   * would wait on itself.
+   */
+  async get(keys: string[], who: InputSpec, { wait = true }: { wait?: boolean } = {}): Promise<{ values: Map<string, Uint8Array>; lease: Lease }> {
     const values = new Map<string, Uint8Array>()
     const remote = new Map<string, string[]>()
     const missing: string[] = []
@@ -65,7 +70,7 @@ export class Inputs {
       list.push(k)
     }
     if (missing.length) throw missingDeps(missing)
-    const lease = remote.size ? await this.#reserve(remoteBytes) : { release() {} }
+    const lease = remote.size ? await this.#reserve(remoteBytes, wait) : { release() {} }
     try {
       await Promise.all(
         [...remote].map(async ([address, ks]) => {

@@ -8,8 +8,10 @@ import { native } from '../native/binding'
 import type { SpillMetrics } from '../native/spill-buffer'
 import type { WorkerStore } from './store'
 import { memoryAction } from './memory-policy'
+import { lowestOn, spillFloor } from '../config/thresholds'
 import type { StuckReason, StuckReport, Thresholds, WorkerStatus } from '../wire/protocol'
 import { SpillWarnings } from './spill-warnings'
+import { MemoryLog } from './memory-log'
 import { freeBytes, StuckDetector } from './stuck'
 import { storeError, stuckSummary } from '../wire/stuck-error'
 
@@ -21,6 +23,8 @@ export interface MonitorOptions {
   stuckTimeoutMs: number
   /** The task runner's counts: running tasks may still free memory; finished ones are progress. */
   activity: () => { executing: number; done: number; failed: number }
+  /** Where paused / resumed and unmanaged-memory lines go, at their level (default: warn). */
+  log?: (level: 'warn' | 'info', message: string) => void
 }
 
 export class MemoryMonitor {
@@ -35,10 +39,12 @@ export class MemoryMonitor {
   #pausedSince: number | undefined
   #lastGc = 0
   readonly #warnings: SpillWarnings
+  readonly #log: MemoryLog
   readonly #stuck: StuckDetector
   /** Free bytes on the spill disk after the last failed write, and that write's count. */
   #freeAtFailure: number | undefined
   #failuresSeen = 0
+  #capRefusalsSeen = 0
 
   constructor(
     private readonly buffer: WorkerStore,
@@ -49,6 +55,7 @@ export class MemoryMonitor {
     private readonly options: MonitorOptions,
   ) {
     this.#warnings = new SpillWarnings(warn)
+    this.#log = new MemoryLog(options.log ?? ((_, message) => warn(message)), memoryLimit)
     this.#stuck = new StuckDetector(options.stuckTimeoutMs)
   }
 
@@ -85,7 +92,14 @@ export class MemoryMonitor {
   check(): void {
     const m = this.buffer.metrics()
     const rss = this.#react(m)
+    // With spill off nothing is spilled by process memory, so there is no "cannot spill" to report (as Dask).
+    const spill = this.thresholds.spill
+    if (spill !== false && rss > spill * this.memoryLimit && this.buffer.spillable(m) < SMALL) this.#log.unmanagedHigh(rss, m.memoryBytes)
     this.#warnings.update(m.writeFailures, m.consecutiveWriteFailures, m.lastWriteError)
+    if (m.spillCapRefusals > this.#capRefusalsSeen) {
+      this.#capRefusalsSeen = m.spillCapRefusals
+      this.#log.spillCapReached(this.buffer.buffer.maxSpill ?? 0)
+    }
     this.#retryWhenSpaceFreed(m)
     this.#checkStuck(m, rss)
   }
@@ -94,11 +108,12 @@ export class MemoryMonitor {
   #react(m: SpillMetrics): number {
     this.#lastCheck = performance.now()
     let rss = Math.max(0, process.memoryUsage.rss() - this.transientBytes)
-    if (rss > this.thresholds.target * this.memoryLimit) rss = this.#collect(rss, m.memoryBytes)
+    if (rss > lowestOn(this.thresholds) * this.memoryLimit) rss = this.#collect(rss, m.memoryBytes)
     const action = memoryAction(rss, this.memoryLimit, this.thresholds, m.memoryBytes)
     if (action.status !== this.status && this.status !== 'closing') {
       this.#timePaused(action.status)
       this.status = action.status
+      this.#log.status(action.status, rss)
       this.onStatus()
     }
     if (action.evictTo !== undefined && !this.#evicting) {
@@ -150,7 +165,7 @@ export class MemoryMonitor {
       since,
       spillDir: this.buffer.dir,
       freeBytes: freeBytes(this.buffer.dir),
-      waitingBytes: Math.min(spillable, Math.max(0, Math.ceil(rss - this.thresholds.target * this.memoryLimit))),
+      waitingBytes: Math.min(spillable, Math.max(0, Math.ceil(rss - lowestOn(this.thresholds) * this.memoryLimit))),
       rss,
       memoryLimit: this.memoryLimit,
       lastWriteError: m.lastWriteError,
@@ -170,14 +185,17 @@ export class MemoryMonitor {
   async makeRoom(bytes: number): Promise<void> {
     // Small tasks cannot cross a threshold on their own; reading the
     // process's memory would cost more than they do.
-    if (bytes < SMALL) return
-    const ceiling = this.thresholds.spill * this.memoryLimit
+    const { spill } = this.thresholds
+    const floor = spillFloor(this.thresholds)
+    // With spill off, process memory never spills: the task runs, and pause and terminate still watch.
+    if (bytes < SMALL || spill === false || floor === false) return
+    const ceiling = spill * this.memoryLimit
     let rss = Math.max(0, process.memoryUsage.rss() - this.transientBytes)
     if (rss + bytes <= ceiling) return
     const m = this.buffer.metrics()
     rss = this.#collect(rss, m.memoryBytes, true)
     if (rss + bytes <= ceiling) return
-    const excess = rss + bytes - this.thresholds.target * this.memoryLimit
+    const excess = rss + bytes - floor * this.memoryLimit
     await this.buffer.evictUntil(Math.max(0, m.memoryBytes - excess)).catch((e) => this.warn(`spill failed: ${e.message}`))
   }
 
@@ -215,7 +233,7 @@ export class MemoryMonitor {
    */
   collectNow(): void {
     const rss = process.memoryUsage.rss()
-    if (rss > this.thresholds.target * this.memoryLimit) this.#collect(rss, 0, true)
+    if (rss > lowestOn(this.thresholds) * this.memoryLimit) this.#collect(rss, 0, true)
   }
 
   /**

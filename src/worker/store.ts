@@ -20,7 +20,7 @@ export class WorkerStore {
     private readonly smallLimit: number,
   ) {}
 
-  get target(): number {
+  get target(): number | false {
     return this.buffer.target
   }
 
@@ -67,6 +67,12 @@ export class WorkerStore {
     return s ? { compressed: false, data: s } : this.buffer.getFrame(key)
   }
 
+  /** A spilled value that came as its frame: onto the spill disk as it is. */
+  setFrame(key: string, frame: Buffer): Promise<number> {
+    this.#dropSmall(key)
+    return this.buffer.setFrame(key, frame)
+  }
+
   delete(key: string): boolean {
     return this.#dropSmall(key) || this.buffer.delete(key)
   }
@@ -104,7 +110,7 @@ export class WorkerStore {
     return this.buffer.evictUntil(Math.max(0, bytes - this.#smallBytes))
   }
 
-  setTarget(fraction: number): Promise<void> {
+  setTarget(fraction: number | false): Promise<void> {
     return this.buffer.setTarget(fraction)
   }
 

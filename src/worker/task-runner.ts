@@ -9,9 +9,12 @@ import { place } from '../wire/nesting'
 import { decodeValue, elementSizeOfFormat, encodeRaw, encodeValue, type ValueFormat } from '../wire/values'
 import type { WorkerStore } from './store'
 import type { Inputs as InputSpec, RunResult, TaskFn, WorkerStatus } from '../wire/protocol'
+import type { FnDesc } from '../wire/functions'
 import { Gate } from './gate'
 import type { Inputs, Lease } from './inputs'
 import { taskFailure, UserFunctions, type Callable, type NativeServices } from './user-functions'
+import { RunServices } from './run-services'
+import type { SchedulerCalls } from './scheduler-calls'
 
 interface Loaded {
   fn: Callable
@@ -47,6 +50,8 @@ export class TaskRunner {
     private readonly address: string,
     private readonly memory: { makeRoom(bytes: number): Promise<void>; collectNow(): void; cannotStore(key: string, bytes: number): Error | undefined; checkSoon(): void },
     natives?: NativeServices,
+    /** Where a task's own sub-tasks go (getClient()); none, and getClient() fails in a task. */
+    private readonly calls?: SchedulerCalls,
   ) {
     this.#functions = new UserFunctions(natives)
     const running = () => status() === 'running'
@@ -118,8 +123,9 @@ export class TaskRunner {
     }
     this.counts.executing++
     const started = performance.now()
+    const services = task.fn === 'call' && this.calls ? new RunServices(String(seq), this.calls, this.inputs, this.#slots) : undefined
     try {
-      const result = task.fn === 'chunk' ? { nbytes: await this.buffer.generate(key, task.spec) } : await this.#call(key, task, who, loaded!, controller)
+      const result = task.fn === 'chunk' ? { nbytes: await this.buffer.generate(key, task.spec) } : await this.#call(key, task, who, loaded!, controller, services)
       this.counts.done++
       return result
     } catch (e) {
@@ -129,7 +135,8 @@ export class TaskRunner {
       loaded?.lease.release()
       this.taskSeconds += (performance.now() - started) / 1000
       this.counts.executing--
-      this.#slots.release()
+      // A run that ends seceded has no slot to give back.
+      if (!services || services.end()) this.#slots.release()
     }
   }
 
@@ -144,14 +151,14 @@ export class TaskRunner {
     return { fn, values: got.values, lease: got.lease }
   }
 
-  async #call(key: string, task: Extract<TaskFn, { fn: 'call' }>, who: InputSpec, loaded: Loaded, controller: AbortController): Promise<{ nbytes: number; format: ValueFormat }> {
+  async #call(key: string, task: Extract<TaskFn, { fn: 'call' }>, who: InputSpec, loaded: Loaded, controller: AbortController, services?: RunServices): Promise<{ nbytes: number; format: ValueFormat }> {
     let args = task.args
     for (const d of task.deps) args = place(args, d.path, decodeValue(loaded.values.get(d.key)!, who[d.key].format))
     let result: unknown
     try {
       const ctx = { key, signal: controller.signal, worker: this.address }
       const fn = loaded.fn
-      result = await runInTask(ctx, () => fn(...(Array.isArray(args) ? args : [args])))
+      result = await runInTask(ctx, () => fn(...(Array.isArray(args) ? args : [args])), services)
     } catch (e) {
       throw Object.assign(new SpillwayError('ERR_SPILLWAY_TASK', ''), taskFailure(e, key, task.func))
     }
@@ -170,6 +177,23 @@ export class TaskRunner {
     // The task's own copy is garbage now; freed at once it never adds to the next task's peak.
     if (bytes.length >= LARGE) this.memory.collectNow()
     return { nbytes: bytes.length, format }
+  }
+
+  /**
+   * Calls a function outside the task graph (client.run): no slot, no
+   * stored result, the value goes back to the caller as it is encoded.
+   */
+  async callOutside(func: FnDesc, args: unknown[]): Promise<{ value: Uint8Array; format: ValueFormat }> {
+    const fn = await this.#functions.get(func)
+    const key = `run-${func.label}`
+    let result: unknown
+    try {
+      result = await runInTask({ key, signal: new AbortController().signal, worker: this.address }, () => fn(...args))
+    } catch (e) {
+      throw Object.assign(new SpillwayError('ERR_SPILLWAY_TASK', ''), taskFailure(e, key, func))
+    }
+    const { bytes, format } = encodeValue(result)
+    return { value: bytes, format }
   }
 
   /** Skips the key's waiting runs; a released key needs no result. */

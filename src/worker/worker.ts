@@ -4,19 +4,24 @@
 // crashed scheduler leaves no workers.
 
 import { join } from 'node:path'
-import { SpillwayError, WorkerStuckError } from '../base/errors'
+import { SpillwayError } from '../base/errors'
 import { native } from '../native/binding'
 import { SpillBuffer } from '../native/spill-buffer'
 import { DataClient } from '../comm/data-client'
 import { UNREADABLE_CODES } from '../wire/protocol'
-import type { ErrorPayload, ReduceManyResult, Request, SchedulerToWorker, WorkerMetrics, WorkerStart, WorkerToScheduler } from '../wire/protocol'
+import type { ReduceManyResult, Request, SchedulerToWorker, WorkerMetrics, WorkerStart, WorkerToScheduler } from '../wire/protocol'
 import type { Transport } from '../comm/transport'
+import { errorPayload } from '../comm/rpc'
 import { DataServer, type TransferCounts } from './data-server'
 import { Inputs } from './inputs'
 import { MemoryMonitor } from './memory-monitor'
 import { SMALL_SHARE_OF_LIMIT as SMALL_SHARE, WorkerStore } from './store'
 import { TaskRunner } from './task-runner'
+import { SchedulerCalls } from './scheduler-calls'
 import { SHARD_PART, ShuffleService } from './shuffle'
+import { acquire } from './acquire'
+import { EXIT_RETIRED } from '../comm/join'
+import { freeBytes } from './stuck'
 
 /** Share of a worker's limit that one input task's shards may have in flight (the shuffle's outgoing cap). */
 const OUTGOING_SHARE = 0.05
@@ -51,9 +56,17 @@ export class Worker {
   #metricsSentAt = 0
   readonly #transfer: TransferCounts = { incomingBytes: 0, incomingCount: 0, outgoingBytes: 0, outgoingCount: 0 }
 
+  #exitCode = 0
+  readonly #calls: SchedulerCalls
+
   constructor(private readonly transport: Transport<SchedulerToWorker, WorkerToScheduler>) {
-    transport.onClose(() => process.exit(0))
-    transport.onMessage(({ id, request }) => {
+    transport.onClose(() => process.exit(this.#exitCode))
+    this.#calls = new SchedulerCalls(transport)
+    // Its nanny's word that its lifetime is up: the scheduler moves its values elsewhere, then closes it.
+    process.on('SIGUSR2', () => transport.send({ kind: 'retire', reason: 'its lifetime is up' }))
+    transport.onMessage((m) => {
+      if (m.kind === 'answer') return this.#calls.answered(m)
+      const { id, request } = m
       this.handle(request).then(
         (result) => transport.send({ kind: 'reply', id, ok: true, result }),
         (e: any) => transport.send({ kind: 'reply', id, ok: false, error: errorPayload(e) }),
@@ -75,9 +88,19 @@ export class Worker {
       timings: { taskSeconds: p.runner.taskSeconds, pausedSeconds: p.monitor.pausedSeconds },
       transfer: { ...this.#transfer, incomingBytes: p.client.incomingBytes, incomingCount: p.client.incomingCount },
       stuck: p.monitor.stuck,
+      spillFreeBytes: this.#spillFree(p),
       shuffle: { ...p.shuffle.counts, heldShards: p.shuffle.heldShards },
       time: Date.now(),
     }
+  }
+
+  #free: { at: number; bytes: number | undefined } = { at: -Infinity, bytes: undefined }
+
+  /** At most one statfs a second: metrics go out with results every few tens of ms. */
+  #spillFree(p: Parts): number | undefined {
+    const now = performance.now()
+    if (now - this.#free.at >= 1000) this.#free = { at: now, bytes: freeBytes(p.buffer.dir) }
+    return this.#free.bytes
   }
 
   #heartbeat = () => {
@@ -95,6 +118,7 @@ export class Worker {
       target: config.thresholds.target,
       codec: config.codec,
       level: config.level,
+      maxSpill: config.maxSpill ?? false,
     })
     const buffer = new WorkerStore(spill, Math.floor(config.memoryLimit * SMALL_SHARE))
     const secret = Buffer.from(config.secret, 'hex')
@@ -109,14 +133,18 @@ export class Worker {
         this.#parts?.runner.startReady()
       },
       this.#warn,
-      { stuckTimeoutMs: config.stuckTimeoutMs, activity: () => this.#parts?.runner.counts ?? { executing: 0, done: 0, failed: 0 } },
+      {
+        stuckTimeoutMs: config.stuckTimeoutMs,
+        activity: () => this.#parts?.runner.counts ?? { executing: 0, done: 0, failed: 0 },
+        log: (level, message) => this.transport.send({ kind: 'log', level, message }),
+      },
     )
     let shuffle: ShuffleService | undefined
     const server = new DataServer({ forTransfer: (k) => buffer.getFrame(k), receive: (k, d) => shuffle!.receive(k, d) }, secret, this.#transfer, this.#warn)
     const dataAddress = await server.start(config.dataAddress)
     const host = { store: buffer, client, memoryLimit: config.memoryLimit, address: dataAddress, status: () => monitor.status, checkSoon: () => monitor.checkSoon() }
     shuffle = new ShuffleService(host, Math.max(SHARD_PART, Math.floor(config.memoryLimit * OUTGOING_SHARE)))
-    const runner = new TaskRunner(config.nthreads, () => monitor.status, buffer, inputs, dataAddress, monitor, { shuffle, memoryLimit: config.memoryLimit })
+    const runner = new TaskRunner(config.nthreads, () => monitor.status, buffer, inputs, dataAddress, monitor, { shuffle, memoryLimit: config.memoryLimit }, this.#calls)
     this.#parts = { config, buffer, monitor, runner, server, client, inputs, shuffle }
     this.#timers.push(setInterval(this.#heartbeat, config.heartbeatMs), setInterval(() => monitor.check(), config.monitorMs))
     return { pid: process.pid, dataAddress }
@@ -168,8 +196,15 @@ export class Worker {
         return { metrics: this.metrics() }
       case 'ping':
         return {}
+      case 'acquire': {
+        const host = { store: p.buffer, client: p.client, transferLimit: p.config.transferLimit, status: () => p.monitor.status, check: () => p.monitor.check(), spills: () => p.monitor.thresholds.target !== false || p.monitor.thresholds.spill !== false }
+        return { ...(await acquire(host, req.from, req.keys)), metrics: this.metrics() }
+      }
+      case 'call':
+        return p.runner.callOutside(req.func, req.args)
       case 'close': {
         p.monitor.status = 'closing'
+        if (req.retired) this.#exitCode = EXIT_RETIRED
         for (const t of this.#timers) clearInterval(t)
         p.server.close()
         p.client.close()
@@ -200,12 +235,4 @@ export class Worker {
     })
     return { partials, unreadable }
   }
-}
-
-function errorPayload(e: any): ErrorPayload {
-  const out: ErrorPayload = { code: e?.code, message: String(e?.message ?? e) }
-  if (e?.remote) out.remote = e.remote
-  if (e?.missing) out.missing = e.missing
-  if (e instanceof WorkerStuckError) out.stuck = e.details
-  return out
 }

@@ -13,9 +13,12 @@ use crate::error::{to_js, to_u64};
 pub struct NativeSpillOptions {
     pub dir: String,
     pub memory_limit: f64,
-    pub target: f64,
+    /// A fraction of memoryLimit; absent: off (managed memory spills nothing by itself).
+    pub target: Option<f64>,
     pub codec: String,
     pub level: Option<i32>,
+    /// Bytes the spill files may take on disk; absent: no cap.
+    pub max_spill: Option<f64>,
 }
 
 #[napi(object)]
@@ -42,8 +45,11 @@ pub struct NativeSpillMetrics {
     pub last_write_no_space: bool,
     pub consecutive_write_failures: f64,
     pub spill_backoff_seconds: f64,
-    pub target_bytes: f64,
+    /// Absent while the target is off.
+    pub target_bytes: Option<f64>,
     pub memory_limit: f64,
+    pub spill_cap_refusals: f64,
+    pub spill_cap_reached: bool,
 }
 
 fn to_js_metrics(m: SpillMetrics) -> NativeSpillMetrics {
@@ -64,8 +70,11 @@ fn to_js_metrics(m: SpillMetrics) -> NativeSpillMetrics {
         last_write_no_space: m.last_write_no_space,
         consecutive_write_failures: m.consecutive_write_failures as f64,
         spill_backoff_seconds: m.spill_backoff_seconds,
-        target_bytes: m.target_bytes as f64,
+        // Off is u64::MAX in the core: no byte count to report.
+        target_bytes: (m.target_bytes != u64::MAX).then_some(m.target_bytes as f64),
         memory_limit: m.memory_limit as f64,
+        spill_cap_refusals: m.spill_cap_refusals as f64,
+        spill_cap_reached: m.spill_cap_reached,
     }
 }
 
@@ -84,7 +93,8 @@ pub enum Job {
     Get(String),
     Peek(String),
     GetFrame(String),
-    SetTarget(f64),
+    SetFrame(String, Buffer),
+    SetTarget(Option<f64>),
     EvictUntil(u64),
     Generate(String, ChunkSpec),
     Reduce(String, Dtype, Op),
@@ -128,6 +138,8 @@ impl Task for SpillTask {
                     StoredBytes::Raw(d) => (false, Arc::unwrap_or_clone(d)),
                 }))
             }),
+            // Verified and written from the JS Buffer as it is, off the JS thread; never decoded, never copied.
+            Job::SetFrame(key, frame) => b.set_frame(&key, &frame).map(Outcome::Count),
             Job::SetTarget(t) => b.set_target(t).map(|_| Outcome::Nothing),
             Job::EvictUntil(bytes) => Ok(Outcome::Count(b.evict_until(bytes))),
             Job::Generate(key, spec) => b.generate(&key, &spec).map(Outcome::Count),
@@ -172,6 +184,7 @@ impl NativeSpillBuffer {
             codec: method.codec,
             shuffle: method.shuffle,
             level: options.level,
+            max_spill: options.max_spill.map(|b| to_u64("maxSpill", b)).transpose()?,
         };
         Ok(NativeSpillBuffer { inner: Arc::new(SpillBuffer::new(config).map_err(to_js)?) })
     }
@@ -210,6 +223,14 @@ impl NativeSpillBuffer {
         self.task(Job::GetFrame(key))
     }
 
+    /// Stores a frame (another buffer's spilled chunk, as `getFrame` gave
+    /// it) straight on disk, verified, not decoded; resolves to the chunk's
+    /// size. A bad frame rejects with ERR_SPILLWAY_CORRUPT_FRAME.
+    #[napi(ts_return_type = "Promise<number>")]
+    pub fn set_frame(&self, key: String, frame: Buffer) -> AsyncTask<SpillTask> {
+        self.task(Job::SetFrame(key, frame))
+    }
+
     #[napi]
     pub fn has(&self, key: String) -> bool {
         self.inner.has(&key)
@@ -225,8 +246,9 @@ impl NativeSpillBuffer {
         self.inner.keys()
     }
 
+    /// null turns the target off.
     #[napi(ts_return_type = "Promise<void>")]
-    pub fn set_target(&self, target: f64) -> AsyncTask<SpillTask> {
+    pub fn set_target(&self, target: Option<f64>) -> AsyncTask<SpillTask> {
         self.task(Job::SetTarget(target))
     }
 

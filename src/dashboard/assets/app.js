@@ -14,7 +14,8 @@
     if (b >= 1024) return (b / 1024).toFixed(0) + ' KiB'
     return b + ' B'
   }
-  const pct = (v) => Math.round(v * 100) + '%'
+  // An off threshold (target or spill false) has no fraction.
+  const pct = (v) => (v === false ? 'off' : Math.round(v * 100) + '%')
   const clamp = (v) => Math.max(0, Math.min(100, v))
 
   function el(tag, cls, text) {
@@ -123,6 +124,9 @@
       r.unmanaged.style.left = m + '%'
       r.unmanaged.style.width = Math.min(100 - m, clamp((w.unmanagedBytes / lim) * 100)) + '%'
       for (const k of MARKS) {
+        const off = w.thresholds[k] === false
+        r.marks[k].style.display = off ? 'none' : ''
+        if (off) continue
         r.marks[k].style.left = clamp(w.thresholds[k] * 100) + '%'
         r.marks[k].title = k + ' ' + pct(w.thresholds[k]) + ' = ' + fmtBytes(w.marks[k])
       }

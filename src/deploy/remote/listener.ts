@@ -144,6 +144,7 @@ export class RemoteWorkers {
       heartbeat: (m) => handle && this.scheduler.onHeartbeat(handle, m),
       log: (level, message) => this.opts.log?.(level, `${handle?.address ?? label}: ${message}`),
       closed: () => handle && this.scheduler.removeWorker(handle, 'its connection closed'),
+      retire: (reason) => handle && this.scheduler.retireAsked(handle, reason),
       invalid: (e) => this.opts.malformed?.report(String(e.details.field).replace(/\[\d+\]/g, '[]'), `closed the connection of worker ${label}: it sent a malformed message: ${e.message}`),
     })
     const config = workerStart(s, this.scheduler.thresholds, this.opts.secret.toString('hex'), {
@@ -164,6 +165,8 @@ export class RemoteWorkers {
       // Its nanny is on another node: dropping the connection ends this
       // incarnation here (what it held is made again); the process exits
       // once its event loop sees the close, and its nanny starts the next.
+      // Retired: its exit code tells its nanny not to start it again.
+      handle.close = () => rpc.request({ op: 'close', retired: true }).then(() => {}, () => {})
       handle.restart = (why) => {
         this.opts.log?.('warn', `${started.dataAddress} (${label}): ${why}`)
         transport.destroy()

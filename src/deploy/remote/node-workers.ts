@@ -95,8 +95,8 @@ export async function runNodeWorkers(o: NodeWorkersOptions, signal?: AbortSignal
     if (o.lifetimeMs === undefined) return undefined
     const after = o.lifetimeMs + Math.random() * (o.lifetimeStaggerMs ?? 0)
     return setTimeout(() => {
-      o.log(`worker ${n.slot} retires after its lifetime (${Math.round(after / 1000)} s)`)
-      void n.stop()
+      o.log(`worker ${n.slot} retires after its lifetime (${Math.round(after / 1000)} s): its values move to other workers first`)
+      void n.retire()
     }, after)
   })
   const stop = () => nannies.forEach((n) => void n.stop())

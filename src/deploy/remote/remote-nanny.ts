@@ -11,7 +11,7 @@ import type { ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { forkWorker } from '../nanny'
 import { watchTerminate } from '../terminate-watch'
-import { EXIT_CONFIG, EXIT_REFUSED, EXIT_UNREACHABLE, JOIN_ENV, type JoinSpec } from '../../comm/join'
+import { EXIT_CONFIG, EXIT_REFUSED, EXIT_RETIRED, EXIT_UNREACHABLE, JOIN_ENV, type JoinSpec } from '../../comm/join'
 import { crashBackoff, type CrashBackoff } from '../restart-policy'
 import { parseSchedulerFile } from '../../comm/scheduler-file'
 import type { TlsFiles } from '../../comm/address'
@@ -36,6 +36,9 @@ export interface RemoteNannyOptions {
   deathTimeoutMs: number
   log: (message: string) => void
 }
+
+/** How long a retiring worker's values may take to move before it is stopped anyway. */
+export const RETIRE_GRACE_MS = 5 * 60_000
 
 export type NannyEnd = { reason: 'closed' | 'refused' | 'failed' | 'unreachable' | 'stopped'; message: string }
 
@@ -107,6 +110,7 @@ export class RemoteNanny {
 
   #onExit(code: number | null, signal: NodeJS.Signals | null): void {
     clearInterval(this.#watch)
+    if (code === EXIT_RETIRED) return this.#end({ reason: 'stopped', message: 'retired by the scheduler (its values moved to other workers)' })
     if (this.#stopping) return this.#end({ reason: 'stopped', message: 'stopped' })
     if (code === EXIT_REFUSED) return this.#end({ reason: 'refused', message: 'the scheduler refused the worker (see above)' })
     if (code === EXIT_CONFIG) return this.#end({ reason: 'failed', message: `worker ${this.o.slot} cannot start (see above); starting it again would fail the same way` })
@@ -133,6 +137,20 @@ export class RemoteNanny {
     }
     this.restarts++
     setTimeout(() => !this.#stopping && this.start(), delay)
+  }
+
+  /**
+   * Graceful retirement: the worker asks the scheduler to move its values to
+   * other workers and close it; past `graceMs` it is stopped as stop() does.
+   */
+  retire(graceMs = RETIRE_GRACE_MS): Promise<NannyEnd> {
+    const child = this.#child
+    if (this.#stopping || !child || child.exitCode !== null || child.signalCode !== null) return this.stop()
+    this.#stopping = true
+    child.kill('SIGUSR2')
+    const timer = setTimeout(() => void this.stop(), graceMs)
+    timer.unref()
+    return this.done.finally(() => clearTimeout(timer))
   }
 
   /** Stops the worker (the scheduler recomputes what it held) and this nanny. */

@@ -15,6 +15,7 @@ use super::metrics::SpillMetrics;
 use crate::codec::{encode_for_spill, Codec, Method, Shuffle};
 use crate::error::{Error, Result};
 
+mod adopt;
 mod read;
 pub use read::StoredBytes;
 
@@ -22,12 +23,17 @@ pub use read::StoredBytes;
 pub struct SpillConfig {
     pub dir: PathBuf,
     pub memory_limit: u64,
-    pub target: f64,
+    /// Fraction of `memory_limit` above which LRU chunks spill; `None` turns
+    /// that off (Dask's `target: False`): only `evict_until` spills then.
+    pub target: Option<f64>,
     pub codec: Codec,
     /// When typed values are byte-shuffled before `codec` ('auto': when
     /// their sample says it pays).
     pub shuffle: Shuffle,
     pub level: Option<i32>,
+    /// Bytes the spill files may take on disk, after compression (Dask's
+    /// `max-spill`); `None` for no cap.
+    pub max_spill: Option<u64>,
 }
 
 enum Slot {
@@ -42,6 +48,9 @@ struct Entry {
     version: u64,
     /// Bytes per element of a typed value, 0 when unknown: the shuffle's unit.
     element: u8,
+    /// Its frame alone is larger than `max_spill`: no amount of freed disk
+    /// lets it land, so eviction passes it by instead of compressing it again.
+    over_cap: bool,
 }
 
 #[derive(Default)]
@@ -56,7 +65,32 @@ struct State {
     closed: bool,
     /// Writes wait after a failure, so a full disk is not retried per chunk.
     backoff: Backoff,
+    /// Frame bytes of writes in flight, counted against `max_spill` before
+    /// they land so that concurrent writers cannot overshoot it together.
+    reserved_disk: u64,
+    /// Disk bytes (landed and reserved) when the cap refused a frame.
+    /// Eviction stops until they fall below this: compressing chunk after
+    /// chunk only to refuse each would burn CPU for nothing.
+    cap_hit_at: Option<u64>,
     m: SpillMetrics,
+}
+
+impl State {
+    fn disk_bytes(&self) -> u64 {
+        self.m.spilled_disk + self.reserved_disk
+    }
+
+    fn cap_reached(&self) -> bool {
+        self.cap_hit_at.is_some_and(|at| self.disk_bytes() >= at)
+    }
+}
+
+/// What became of one spill write.
+enum Write {
+    Landed { disk_len: u64, secs: f64 },
+    /// The cap refused the frame; the chunk stays in memory. `alone`: the
+    /// frame is larger than the whole cap, so it could never land.
+    Capped { alone: bool },
 }
 
 pub struct SpillBuffer {
@@ -65,30 +99,37 @@ pub struct SpillBuffer {
     method: Method,
     level: Option<i32>,
     memory_limit: u64,
+    max_spill: Option<u64>,
 }
 
-fn check_target(target: f64) -> Result<()> {
-    if !(target > 0.0 && target <= 1.0) {
-        return Err(Error::invalid("target", format!("{target} is not a fraction in (0, 1]")));
+/// The target in bytes; with the target off, managed memory never reaches it.
+fn target_bytes(target: Option<f64>, memory_limit: u64) -> Result<u64> {
+    match target {
+        None => Ok(u64::MAX),
+        Some(t) if t > 0.0 && t <= 1.0 => Ok((t * memory_limit as f64) as u64),
+        Some(t) => Err(Error::invalid("target", format!("{t} is not a fraction in (0, 1] (or None: off)"))),
     }
-    Ok(())
 }
 
 impl SpillBuffer {
     pub fn new(config: SpillConfig) -> Result<SpillBuffer> {
-        check_target(config.target)?;
         if config.memory_limit == 0 {
             return Err(Error::invalid("memoryLimit", "must be a positive number of bytes"));
         }
+        let target_bytes = target_bytes(config.target, config.memory_limit)?;
+        if config.max_spill == Some(0) {
+            return Err(Error::invalid("maxSpill", "must be a positive number of bytes, or no cap"));
+        }
         config.codec.resolve_level(config.level)?;
         let disk = DiskStore::open(&config.dir)?;
-        let state = State { target_bytes: (config.target * config.memory_limit as f64) as u64, ..Default::default() };
+        let state = State { target_bytes, ..Default::default() };
         Ok(SpillBuffer {
             state: Mutex::new(state),
             disk,
             method: Method { codec: config.codec, shuffle: config.shuffle },
             level: config.level,
             memory_limit: config.memory_limit,
+            max_spill: config.max_spill,
         })
     }
 
@@ -124,21 +165,27 @@ impl SpillBuffer {
         let (version, straight_to_disk) = {
             let mut s = self.open()?;
             s.next_version += 1;
-            (s.next_version, len > s.target_bytes && s.backoff.ready(Instant::now()))
+            (s.next_version, len > s.target_bytes && s.backoff.ready(Instant::now()) && !s.cap_reached())
         };
         let data = Arc::new(data);
+        let mut over_cap = false;
         let mut s = if straight_to_disk {
             let outcome = self.write_file(key, version, &data, element_size);
             let mut s = self.open()?;
             match outcome {
-                Ok((disk_len, secs)) => {
+                Ok(Write::Landed { disk_len, secs }) => {
+                    s.reserved_disk -= disk_len;
                     s.backoff.succeeded();
                     self.remove_locked(&mut s, key);
-                    s.entries.insert(key.to_string(), Entry { slot: Slot::Disk { disk_len }, len, version, element: element_size });
+                    s.entries.insert(key.to_string(), Entry { slot: Slot::Disk { disk_len }, len, version, over_cap: false, element: element_size });
                     s.m.record_spill(len, disk_len, secs);
                     drop(s);
                     crate::pool::recycle(data);
                     return Ok(());
+                }
+                Ok(Write::Capped { alone }) => {
+                    over_cap = alone;
+                    s
                 }
                 Err(e) => {
                     s.m.record_failure(&e);
@@ -150,7 +197,7 @@ impl SpillBuffer {
             self.open()?
         };
         self.remove_locked(&mut s, key);
-        s.entries.insert(key.to_string(), Entry { slot: Slot::Memory(data), len, version, element: element_size });
+        s.entries.insert(key.to_string(), Entry { slot: Slot::Memory(data), len, version, over_cap, element: element_size });
         s.lru.touch(key);
         s.memory_bytes += len;
         let target = s.target_bytes;
@@ -206,13 +253,13 @@ impl SpillBuffer {
     }
 
     /// Moves the target, and spills at once if memory is now above it.
-    pub fn set_target(&self, target: f64) -> Result<()> {
-        check_target(target)?;
-        let bytes = {
+    /// `None` turns the target off: managed memory alone then spills nothing.
+    pub fn set_target(&self, target: impl Into<Option<f64>>) -> Result<()> {
+        let bytes = target_bytes(target.into(), self.memory_limit)?;
+        {
             let mut s = self.open()?;
-            s.target_bytes = (target * self.memory_limit as f64) as u64;
-            s.target_bytes
-        };
+            s.target_bytes = bytes;
+        }
         self.evict_until(bytes);
         Ok(())
     }
@@ -221,17 +268,30 @@ impl SpillBuffer {
     /// memory (not counting chunks already being written). Returns how many
     /// chunks were spilled. Stops at the first failed write: the chunk stays
     /// in memory, the failure is counted, and writes wait (backoff.rs)
-    /// before the next try.
+    /// before the next try. Stops too when a frame would take the disk past
+    /// `max_spill`: that chunk stays in memory, and eviction waits until
+    /// disk bytes fall (a spilled chunk deleted or read back).
     pub fn evict_until(&self, bytes: u64) -> u64 {
         let mut spilled = 0;
+        // Chunks passed by for being over the cap alone, so a memory of
+        // nothing else cannot loop.
+        let mut passed = 0;
         loop {
             let (key, version, data, element) = {
                 let mut s = self.lock();
-                if s.closed || s.memory_bytes - s.writing_bytes <= bytes || !s.backoff.ready(Instant::now()) {
+                if s.closed || s.memory_bytes - s.writing_bytes <= bytes || !s.backoff.ready(Instant::now()) || s.cap_reached() {
+                    return spilled;
+                }
+                if passed >= s.lru.len() {
                     return spilled;
                 }
                 let Some(key) = s.lru.pop_oldest() else { return spilled };
                 let e = s.entries.get_mut(&key).expect("lru and entries agree");
+                if e.over_cap {
+                    s.lru.touch(&key);
+                    passed += 1;
+                    continue;
+                }
                 let Slot::Memory(d) = &e.slot else { unreachable!("only memory chunks are in the lru") };
                 let d = d.clone();
                 e.slot = Slot::Writing(d.clone());
@@ -250,8 +310,11 @@ impl SpillBuffer {
             let outcome = self.write_file(&key, version, &data, element);
             let mut s = self.lock();
             let live = s.entries.get(&key).is_some_and(|e| e.version == version);
+            if let Ok(Write::Landed { disk_len, .. }) = outcome {
+                s.reserved_disk -= disk_len;
+            }
             match (outcome, live) {
-                (Ok((disk_len, secs)), true) => {
+                (Ok(Write::Landed { disk_len, secs }), true) => {
                     let e = s.entries.get_mut(&key).unwrap();
                     drop(std::mem::replace(&mut e.slot, Slot::Disk { disk_len }));
                     let len = e.len;
@@ -263,7 +326,20 @@ impl SpillBuffer {
                     drop(s);
                     crate::pool::recycle(data);
                 }
-                (Ok(_), false) => self.disk.remove(&key, version),
+                (Ok(Write::Landed { .. }), false) => self.disk.remove(&key, version),
+                (Ok(Write::Capped { alone }), true) => {
+                    let e = s.entries.get_mut(&key).unwrap();
+                    e.slot = Slot::Memory(data);
+                    e.over_cap = alone;
+                    let len = e.len;
+                    s.writing_bytes -= len;
+                    if alone {
+                        s.lru.touch(&key);
+                        passed += 1;
+                    } else {
+                        s.lru.push_oldest(&key);
+                    }
+                }
                 (Err(err), true) => {
                     let e = s.entries.get_mut(&key).unwrap();
                     e.slot = Slot::Memory(data);
@@ -274,7 +350,7 @@ impl SpillBuffer {
                     s.backoff.failed(Instant::now());
                     return spilled;
                 }
-                (Err(_), false) => {}
+                (Ok(Write::Capped { .. }) | Err(_), false) => {}
             }
         }
     }
@@ -284,11 +360,34 @@ impl SpillBuffer {
         self.lock().backoff.retry_now();
     }
 
-    fn write_file(&self, key: &str, version: u64, data: &[u8], element: u8) -> Result<(u64, f64)> {
+    /// Compresses and writes one chunk. The frame's bytes are reserved
+    /// against `max_spill` before the write; on `Landed` the caller, holding
+    /// the lock, moves them from reserved to spilled.
+    fn write_file(&self, key: &str, version: u64, data: &[u8], element: u8) -> Result<Write> {
         let start = Instant::now();
         let frame = encode_for_spill(data, self.method, self.level, element as usize)?;
-        let disk_len = self.disk.write(key, version, &frame)?;
-        Ok((disk_len, start.elapsed().as_secs_f64()))
+        let frame_len = frame.len() as u64;
+        {
+            let mut s = self.lock();
+            if let Some(cap) = self.max_spill {
+                if s.disk_bytes() + frame_len > cap {
+                    s.m.spill_cap_refusals += 1;
+                    let alone = frame_len > cap;
+                    if !alone {
+                        s.cap_hit_at = Some(s.disk_bytes());
+                    }
+                    return Ok(Write::Capped { alone });
+                }
+            }
+            s.reserved_disk += frame_len;
+        }
+        match self.disk.write(key, version, &frame) {
+            Ok(disk_len) => Ok(Write::Landed { disk_len, secs: start.elapsed().as_secs_f64() }),
+            Err(e) => {
+                self.lock().reserved_disk -= frame_len;
+                Err(e)
+            }
+        }
     }
 
     pub fn keys(&self) -> Vec<String> {
@@ -306,6 +405,7 @@ impl SpillBuffer {
         m.consecutive_write_failures = s.backoff.failures() as u64;
         m.spill_backoff_seconds = s.backoff.remaining(Instant::now()).as_secs_f64();
         m.memory_limit = self.memory_limit;
+        m.spill_cap_reached = s.cap_reached();
         m
     }
 

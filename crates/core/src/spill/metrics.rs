@@ -28,6 +28,10 @@ pub struct SpillMetrics {
     pub spill_backoff_seconds: f64,
     pub target_bytes: u64,
     pub memory_limit: u64,
+    /// Spill writes the `max_spill` cap refused (those chunks stayed in memory).
+    pub spill_cap_refusals: u64,
+    /// The disk is at its `max_spill` cap: eviction waits until disk bytes fall.
+    pub spill_cap_reached: bool,
 }
 
 impl SpillMetrics {

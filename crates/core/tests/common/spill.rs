@@ -9,7 +9,7 @@ use spillway_core::codec::{Codec, Shuffle};
 use spillway_core::spill::{SpillBuffer, SpillConfig, SpillMetrics};
 
 pub fn config(dir: &Path, memory_limit: u64, target: f64, codec: Codec) -> SpillConfig {
-    SpillConfig { dir: dir.to_path_buf(), memory_limit, target, codec, shuffle: Shuffle::Never, level: None }
+    SpillConfig { dir: dir.to_path_buf(), memory_limit, target: Some(target), codec, shuffle: Shuffle::Never, level: None, max_spill: None }
 }
 
 pub fn buffer(dir: &Path, memory_limit: u64, target: f64) -> SpillBuffer {
