@@ -123,36 +123,30 @@ mod swar {
         u64::from_le_bytes(b.try_into().expect("8 bytes"))
     }
 
-    pub(super) fn shuffle8(src: &[u8], dst: &mut [u8], n: usize) -> usize {
+    /// Every whole group of 8 values: row i of the group's matrix from
+    /// `read(i, first)`, transposed, row j handed to `write(j, first, row)`.
+    /// Returns how many values that covered.
+    fn each_group(n: usize, read: impl Fn(usize, usize) -> u64, mut write: impl FnMut(usize, usize, u64)) -> usize {
         let groups = n / 8;
-        for g in 0..groups {
-            let e = g * 8;
+        for e in (0..groups * 8).step_by(8) {
             let mut r = [0u64; 8];
-            for (k, w) in r.iter_mut().enumerate() {
-                *w = word(&src[(e + k) * 8..(e + k + 1) * 8]);
+            for (i, w) in r.iter_mut().enumerate() {
+                *w = read(i, e);
             }
             transpose(&mut r);
-            for (j, w) in r.iter().enumerate() {
-                dst[j * n + e..j * n + e + 8].copy_from_slice(&w.to_le_bytes());
+            for (j, w) in r.into_iter().enumerate() {
+                write(j, e, w);
             }
         }
         groups * 8
     }
 
+    pub(super) fn shuffle8(src: &[u8], dst: &mut [u8], n: usize) -> usize {
+        each_group(n, |k, e| word(&src[(e + k) * 8..(e + k + 1) * 8]), |j, e, w| dst[j * n + e..j * n + e + 8].copy_from_slice(&w.to_le_bytes()))
+    }
+
     pub(super) fn unshuffle8(streams: &[&[u8]; 8], dst: &mut [u8], n: usize) -> usize {
-        let groups = n / 8;
-        for g in 0..groups {
-            let e = g * 8;
-            let mut r = [0u64; 8];
-            for (j, w) in r.iter_mut().enumerate() {
-                *w = word(&streams[j][e..e + 8]);
-            }
-            transpose(&mut r);
-            for (k, w) in r.iter().enumerate() {
-                dst[(e + k) * 8..(e + k + 1) * 8].copy_from_slice(&w.to_le_bytes());
-            }
-        }
-        groups * 8
+        each_group(n, |j, e| word(&streams[j][e..e + 8]), |k, e, w| dst[(e + k) * 8..(e + k + 1) * 8].copy_from_slice(&w.to_le_bytes()))
     }
 }
 
@@ -280,28 +274,17 @@ mod avx2 {
         }
     }
 
+    /// The 4- and 8-byte kernels: loads, the byte permute `m`, the
+    /// transpose, one 32-byte store per output stream.
     #[target_feature(enable = "avx2")]
     #[inline]
-    unsafe fn shuffle8(s: *const u8, d: *mut u8, n: usize, e: usize) {
-        let m = mask(PAIR8);
-        let mut a = split_lanes(load::<8>(s.add(e * 8)));
+    unsafe fn shuffle_wide<const N: usize>(s: *const u8, d: *mut u8, n: usize, e: usize, m: [i8; 16], transpose: impl Fn([__m256i; N]) -> [__m256i; N]) {
+        let m = mask(m);
+        let mut a = split_lanes(load::<N>(s.add(e * N)));
         for r in a.iter_mut() {
             *r = _mm256_shuffle_epi8(*r, m);
         }
-        for (j, v) in transpose_words(a).into_iter().enumerate() {
-            _mm256_storeu_si256(d.add(j * n + e).cast(), v);
-        }
-    }
-
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    unsafe fn shuffle4(s: *const u8, d: *mut u8, n: usize, e: usize) {
-        let m = mask(QUAD4);
-        let mut a = split_lanes(load::<4>(s.add(e * 4)));
-        for r in a.iter_mut() {
-            *r = _mm256_shuffle_epi8(*r, m);
-        }
-        for (j, v) in transpose_dwords(a).into_iter().enumerate() {
+        for (j, v) in transpose(a).into_iter().enumerate() {
             _mm256_storeu_si256(d.add(j * n + e).cast(), v);
         }
     }
@@ -316,34 +299,20 @@ mod avx2 {
         _mm256_storeu_si256(d.add(n + e).cast(), _mm256_unpackhi_epi64(r0, r1));
     }
 
+    /// The inverse of `shuffle_wide`, reading each stream where it lies.
     #[target_feature(enable = "avx2")]
     #[inline]
-    unsafe fn unshuffle8(s: &[*const u8; 8], d: *mut u8, e: usize) {
-        let m = mask(UNPAIR8);
-        let mut v = [_mm256_setzero_si256(); 8];
+    unsafe fn unshuffle_wide<const N: usize>(s: &[*const u8; N], d: *mut u8, e: usize, m: [i8; 16], transpose: impl Fn([__m256i; N]) -> [__m256i; N]) {
+        let m = mask(m);
+        let mut v = [_mm256_setzero_si256(); N];
         for (j, r) in v.iter_mut().enumerate() {
             *r = _mm256_loadu_si256(s[j].add(e).cast());
         }
-        let mut a = transpose_words(v);
+        let mut a = transpose(v);
         for r in a.iter_mut() {
             *r = _mm256_shuffle_epi8(*r, m);
         }
-        store(d.add(e * 8), join_lanes(a));
-    }
-
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    unsafe fn unshuffle4(s: &[*const u8; 4], d: *mut u8, e: usize) {
-        let m = mask(QUAD4);
-        let mut v = [_mm256_setzero_si256(); 4];
-        for (j, r) in v.iter_mut().enumerate() {
-            *r = _mm256_loadu_si256(s[j].add(e).cast());
-        }
-        let mut a = transpose_dwords(v);
-        for r in a.iter_mut() {
-            *r = _mm256_shuffle_epi8(*r, m);
-        }
-        store(d.add(e * 4), join_lanes(a));
+        store(d.add(e * N), join_lanes(a));
     }
 
     #[target_feature(enable = "avx2")]
@@ -371,8 +340,8 @@ mod avx2 {
     pub(super) unsafe fn shuffle(size: usize, src: &[u8], dst: &mut [u8], n: usize) -> usize {
         let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
         match size {
-            8 => each_group(n, |e| shuffle8(s, d, n, e)),
-            4 => each_group(n, |e| shuffle4(s, d, n, e)),
+            8 => each_group(n, |e| shuffle_wide::<8>(s, d, n, e, PAIR8, |a| transpose_words(a))),
+            4 => each_group(n, |e| shuffle_wide::<4>(s, d, n, e, QUAD4, |a| transpose_dwords(a))),
             _ => each_group(n, |e| shuffle2(s, d, n, e)),
         }
     }
@@ -385,10 +354,11 @@ mod avx2 {
             *p = s.as_ptr();
         }
         match streams.len() {
-            8 => each_group(n, |e| unshuffle8(&p, d, e)),
+            8 => each_group(n, |e| unshuffle_wide::<8>(&p, d, e, UNPAIR8, |a| transpose_words(a))),
             4 => {
                 let p = [p[0], p[1], p[2], p[3]];
-                each_group(n, |e| unshuffle4(&p, d, e))
+                // The 4 × 4 byte transpose is its own inverse.
+                each_group(n, |e| unshuffle_wide::<4>(&p, d, e, QUAD4, |a| transpose_dwords(a)))
             }
             _ => {
                 let p = [p[0], p[1]];
