@@ -75,7 +75,7 @@ export interface WorkerMetrics extends SpillMetrics {
   transfer: { incomingBytes: number; incomingCount: number; outgoingBytes: number; outgoingCount: number }
   /** Set while the worker is stuck (paused, cannot spill, no progress). */
   stuck?: StuckReport
-  /** Bytes it may still spill: its spill disk's free space (undefined where the filesystem cannot say). */
+  /** Bytes it may still spill: its spill disk's free space, within its maxSpill cap (undefined where neither says). */
   spillFreeBytes?: number
   /** P2P shuffle shards this worker has pushed and taken in (bytes, serialised), and those it holds now. */
   shuffle?: { sentBytes: number; receivedBytes: number; heldShards: number }

@@ -78,8 +78,9 @@ export class Worker {
 
   metrics(): WorkerMetrics {
     const p = this.#parts!
+    const spill = p.buffer.metrics()
     return {
-      ...p.buffer.metrics(),
+      ...spill,
       rss: process.memoryUsage.rss(),
       status: p.monitor.status,
       memoryLimit: p.config.memoryLimit,
@@ -88,7 +89,7 @@ export class Worker {
       timings: { taskSeconds: p.runner.taskSeconds, pausedSeconds: p.monitor.pausedSeconds },
       transfer: { ...this.#transfer, incomingBytes: p.client.incomingBytes, incomingCount: p.client.incomingCount },
       stuck: p.monitor.stuck,
-      spillFreeBytes: this.#spillFree(p),
+      spillFreeBytes: this.#spillFree(p, spill.spilledBytes.disk),
       shuffle: { ...p.shuffle.counts, heldShards: p.shuffle.heldShards },
       time: Date.now(),
     }
@@ -96,11 +97,16 @@ export class Worker {
 
   #free: { at: number; bytes: number | undefined } = { at: -Infinity, bytes: undefined }
 
-  /** At most one statfs a second: metrics go out with results every few tens of ms. */
-  #spillFree(p: Parts): number | undefined {
+  /**
+   * The spill disk's free space, within what maxSpill leaves. At most one
+   * statfs a second: metrics go out with results every few tens of ms.
+   */
+  #spillFree(p: Parts, spilled: number): number | undefined {
     const now = performance.now()
     if (now - this.#free.at >= 1000) this.#free = { at: now, bytes: freeBytes(p.buffer.dir) }
-    return this.#free.bytes
+    const cap = p.buffer.buffer.maxSpill
+    if (cap === null) return this.#free.bytes
+    return Math.max(0, Math.min(this.#free.bytes ?? Infinity, cap - spilled))
   }
 
   #heartbeat = () => {
