@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use std::hash::Hasher;
 use std::time::Instant;
 
-use super::{Entry, Slot, SpillBuffer};
+use super::{Entry, Slot, SpillBuffer, Write};
 use crate::codec::{decode, Encoded, Filter, FrameHeader, HEADER_LEN};
 use crate::error::Result;
 
@@ -25,7 +25,6 @@ impl SpillBuffer {
         h.write(payload);
         header.check(payload.len(), h.finish())?;
         let len = header.decoded_len;
-        let frame_len = frame.len() as u64;
         // A shuffled frame says its values' size; kept, should it be read
         // back and spilled again.
         let element = match header.filter {
@@ -34,36 +33,36 @@ impl SpillBuffer {
         };
         let version = {
             let mut s = self.open()?;
-            // Past `max_spill`, or while writes back off: kept in memory, as `set` would.
-            let capped = self.max_spill.is_some_and(|cap| s.disk_bytes() + frame_len > cap);
-            if capped || !s.backoff.ready(Instant::now()) {
-                drop(s);
-                self.set_typed(key, decode(frame)?, element)?;
-                return Ok(len);
+            if s.backoff.ready(Instant::now()) {
+                s.next_version += 1;
+                Some(s.next_version)
+            } else {
+                None
             }
-            s.reserved_disk += frame_len;
-            s.next_version += 1;
-            s.next_version
         };
+        // The frame goes the way every spill write goes, `max_spill` included.
         let start = Instant::now();
-        let written = self.disk.write(key, version, &Encoded { header, payload: Cow::Borrowed(payload) });
+        let written = version.map(|v| (v, self.write_frame(key, v, &Encoded { header, payload: Cow::Borrowed(payload) }, start)));
         let mut s = self.open()?;
-        s.reserved_disk -= frame_len;
         match written {
-            Ok(disk_len) => {
+            Some((version, Ok(Write::Landed { disk_len, secs }))) => {
+                s.reserved_disk -= disk_len;
                 s.backoff.succeeded();
                 self.remove_locked(&mut s, key);
                 s.entries.insert(key.to_string(), Entry { slot: Slot::Disk { disk_len }, len, version, over_cap: false, element });
-                s.m.record_spill(len, disk_len, start.elapsed().as_secs_f64());
-                Ok(len)
+                s.m.record_spill(len, disk_len, secs);
+                return Ok(len);
             }
-            Err(e) => {
+            Some((_, Err(e))) => {
                 s.m.record_failure(&e);
                 s.backoff.failed(Instant::now());
-                drop(s);
-                self.set_typed(key, decode(frame)?, element)?;
-                Ok(len)
             }
+            // Past the cap, or while writes back off.
+            Some((_, Ok(Write::Capped { .. }))) | None => {}
         }
+        // Kept in memory instead, as `set` would.
+        drop(s);
+        self.set_typed(key, decode(frame)?, element)?;
+        Ok(len)
     }
 }
