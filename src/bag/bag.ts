@@ -3,7 +3,7 @@
 // pile up on the bag and are fused into one task per partition when it
 // runs; reductions run per partition, then as a tree.
 
-import { resolve } from 'node:path'
+import { basename, resolve } from 'node:path'
 import { ArgumentError } from '../base/errors'
 import { compressionOfName } from '../native/file-codecs'
 import type { TaskSubmission } from '../scheduler/scheduler'
@@ -176,11 +176,15 @@ export class Bag<T = unknown> {
    * Lazy: `client.compute` of the result writes and gives the paths.
    */
   toTextfiles(pattern: string, options: { compression?: 'infer' | 'gzip' | 'zstd' | 'lz4' | 'none' } = {}): Bag<string> {
-    if (typeof pattern !== 'string' || !pattern.includes('*')) throw new ArgumentError([{ field: 'pattern', value: pattern, allowed: "a path with a '*' where each partition's index goes, e.g. '/out/part-*.txt'" }], 'toTextfiles')
+    // Checked on the resolved path: '..' after a '*' would send every partition to one file.
+    const full = typeof pattern === 'string' ? resolve(pattern) : ''
+    if (typeof pattern !== 'string' || full.split('*').length !== 2 || !basename(full).includes('*')) {
+      throw new ArgumentError([{ field: 'pattern', value: pattern, allowed: "a path with one '*' in its file name, where each partition's index goes, e.g. '/out/part-*.txt' (not in a directory, nor one that '..' takes away)" }], 'toTextfiles')
+    }
     const c = options.compression ?? 'infer'
     if (!['infer', 'gzip', 'zstd', 'lz4', 'none'].includes(c)) throw new ArgumentError([{ field: 'options.compression', value: c, allowed: "'infer', 'gzip', 'zstd', 'lz4' or 'none'" }], 'toTextfiles')
     const compression = c === 'infer' ? compressionOfName(pattern) : c === 'none' ? undefined : c
-    return this.#with({ op: 'write', pattern: resolve(pattern), compression }, 'to-textfiles')
+    return this.#with({ op: 'write', pattern: full, compression }, 'to-textfiles')
   }
 
   /** This bag's partitions followed by `others'`. */

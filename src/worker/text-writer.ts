@@ -10,9 +10,26 @@ import { compressFile } from '../native/file-codecs'
 import { ownTaskError, SpillwayError } from '../base/errors'
 import type { Compression } from '../wire/bag'
 
+/** What a value is, for a message: 'a number', 'null', 'an array', 'a Map'. */
+export function kindOf(v: unknown): string {
+  if (v === null) return 'null'
+  if (Array.isArray(v)) return 'an array'
+  if (typeof v === 'object') {
+    const name = Object.getPrototypeOf(v)?.constructor?.name
+    return name && name !== 'Object' ? `a ${name}` : 'an object'
+  }
+  return typeof v === 'undefined' ? 'undefined' : /^[aeiou]/.test(typeof v) ? `an ${typeof v}` : `a ${typeof v}`
+}
+
 export async function writeLines(path: string, items: Iterable<unknown>, compression: Compression): Promise<string> {
   const lines: string[] = []
-  for (const v of items) lines.push(typeof v === 'string' ? v : String(v))
+  // As Dask's to_textfiles, lines are strings: String() of an object would write '[object Object]'.
+  for (const v of items) {
+    if (typeof v !== 'string') {
+      throw ownTaskError('ERR_SPILLWAY_WRITE', `could not write ${path}: item ${lines.length} of its partition is ${kindOf(v)}, not a string; map the items to lines first (e.g. .map(JSON.stringify) or .map(String))`, { path, item: lines.length, type: kindOf(v) })
+    }
+    lines.push(v)
+  }
   let data: Buffer = Buffer.from(lines.length ? lines.join('\n') + '\n' : '', 'utf8')
   if (compression) data = await compressFile(data, compression)
   const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`)
@@ -24,7 +41,8 @@ export async function writeLines(path: string, items: Iterable<unknown>, compres
     await writeFile(tmp, data)
     await rename(tmp, path)
   } catch (e: any) {
-    await rm(tmp, { force: true })
+    // The cause may be that the directory cannot exist (a component is a file): cleaning up then fails too.
+    await rm(tmp, { force: true }).catch(() => undefined)
     throw ownTaskError('ERR_SPILLWAY_WRITE', `could not write ${path}: ${e?.message ?? e}`, { path, cause: e?.code })
   }
   return path
