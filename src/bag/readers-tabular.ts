@@ -2,7 +2,7 @@
 // CSV file's header read once and given to all its blocks; each Parquet
 // file's footer read for its row groups.
 
-import { closeSync, openSync, readSync } from 'node:fs'
+import { closeSync, constants, openSync, readSync } from 'node:fs'
 import { parse } from 'csv-parse/sync'
 import { parquetMetadata } from 'hyparquet'
 import { ArgumentError, SpillwayError } from '../base/errors'
@@ -10,7 +10,7 @@ import { parseBytes } from '../base/units'
 import type { TextBlock } from '../wire/bag'
 import { Bag } from './bag'
 import type { PartDef } from './graph'
-import { expandPaths, statFile } from './readers'
+import { expandPaths, plannedFile, statFile } from './readers'
 
 export interface ReadCsvOptions {
   /** Bytes per partition (default 64 MiB); small files are packed together up to it. */
@@ -34,7 +34,8 @@ function bad(field: string, value: unknown, allowed: string, what: string): Argu
 }
 
 function readPrefix(path: string, position: number, length: number): Buffer {
-  const fd = openSync(path, 'r')
+  // Without blocking: a FIFO put in the file's place since it was stat'ed would hold the open.
+  const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0))
   try {
     const buf = Buffer.alloc(length)
     const n = readSync(fd, buf, 0, length, position)
@@ -77,7 +78,7 @@ export function readCsv(paths: string | string[], options: ReadCsvOptions = {}):
   for (const path of expandPaths(paths, what)) {
     const st = statFile(path, what)
     const cols = headerOf(path, encoding, delimiter)
-    const file = { path, size: st.size, mtimeMs: st.mtimeMs }
+    const file = plannedFile(path, st)
     if (st.size < blocksize || quotedNewlines) {
       if (bytes + st.size > blocksize) flush()
       blocks.push({ ...file, start: 0, end: st.size })
@@ -136,7 +137,7 @@ export function readParquet(paths: string | string[], options: ReadParquetOption
     let row = 0
     for (let g = 0; g < groups.length; g += per) {
       const n = groups.slice(g, g + per).reduce((a, b) => a + b, 0)
-      parts.push({ source: { kind: 'parquet', path, size: st.size, mtimeMs: st.mtimeMs, rowStart: row, rowEnd: row + n, columns }, deps: [] })
+      parts.push({ source: { kind: 'parquet', ...plannedFile(path, st), rowStart: row, rowEnd: row + n, columns }, deps: [] })
       row += n
     }
   }

@@ -2,13 +2,13 @@
 // client: globs expanded, files stat'ed and cut into blocks; the workers
 // read the blocks (worker/text-blocks.ts).
 
-import { statSync } from 'node:fs'
+import { statSync, type Stats } from 'node:fs'
 import { resolve } from 'node:path'
 import { globSync, isDynamicPattern } from 'tinyglobby'
 import { ArgumentError, SpillwayError } from '../base/errors'
 import { parseBytes } from '../base/units'
 import { compressionOfName } from '../native/file-codecs'
-import type { Compression, TextBlock } from '../wire/bag'
+import type { Compression, PlannedFile, TextBlock } from '../wire/bag'
 import { Bag } from './bag'
 import type { PartDef } from './graph'
 
@@ -47,9 +47,31 @@ export function expandPaths(paths: unknown, what: string): string[] {
       found = globSync(p, { absolute: true, onlyFiles: true, expandDirectories: false }).sort()
       if (found.length === 0) throw new SpillwayError('ERR_SPILLWAY_NO_FILES', `${what}: no file matches ${JSON.stringify(p)}`, { path: p })
     } else found = [resolve(p)]
-    for (const f of found) if (!seen.has(f)) (seen.add(f), out.push(f))
+    for (const f of found) {
+      const id = fileIdentity(f)
+      if (!seen.has(id)) (seen.add(id), out.push(f))
+    }
   }
   return out
+}
+
+/**
+ * What makes two paths one file: a symlink loop under '**' names each file
+ * many times, and a hard link or a symlink names it twice. A path that
+ * cannot be stat'ed stands for itself (statFile then says why).
+ */
+function fileIdentity(path: string): string {
+  try {
+    const st = statSync(path, { bigint: true })
+    return `${st.dev}:${st.ino}`
+  } catch {
+    return `path:${path}`
+  }
+}
+
+/** The file as planned: a worker reads it only if it is still this one (worker/file-open.ts). */
+export function plannedFile(path: string, st: Stats): PlannedFile {
+  return { path, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino }
 }
 
 export function statFile(path: string, what: string) {
@@ -104,7 +126,7 @@ export function readText(paths: string | string[], options: ReadTextOptions = {}
   }
   for (const path of expandPaths(paths, what)) {
     const st = statFile(path, what)
-    const file = { path, size: st.size, mtimeMs: st.mtimeMs }
+    const file = plannedFile(path, st)
     const comp = compressionOf(path, compression)
     if (comp) {
       parts.push({ source: { kind: 'text', blocks: [{ ...file, start: 0, end: st.size }], compression: comp, encoding, delimiter, includePath }, deps: [] })

@@ -26,6 +26,15 @@ export function decompressFile(data: Buffer, format: FileCompression): Promise<B
   return callNative(() => native.decompressFile(data, format))
 }
 
+/**
+ * The content of a compressed file, refused past `limit` bytes: gzip stops
+ * as soon as its output passes it (a gzip bomb is never inflated whole).
+ */
+export function decompressBounded(data: Buffer, format: FileCompression, limit: number): Promise<Buffer> {
+  if (format === 'gzip') return gunzipAsync(data, Number.isFinite(limit) ? { maxOutputLength: Math.max(1, limit) } : {})
+  return callNative(() => native.decompressFile(data, format))
+}
+
 export function compressFile(data: Buffer, format: FileCompression): Promise<Buffer> {
   if (format === 'gzip') return gzipAsync(data)
   return callNative(() => native.compressFile(data, format))

@@ -9,14 +9,23 @@
 
 import type { FnDesc } from './functions'
 
-/** A byte range of a file: the lines that start in [start, end), Dask's read_block rule. */
-export interface TextBlock {
+/**
+ * A file as it was when the bag was planned: one that is not the same
+ * (another size, mtime, ctime or inode: replaced, rewritten in place even
+ * with its mtime put back) fails its partition when read.
+ */
+export interface PlannedFile {
   path: string
-  start: number
-  end: number
-  /** The file's size and mtime when planned: a file that changed since fails its partition. */
   size: number
   mtimeMs: number
+  ctimeMs?: number
+  ino?: number
+}
+
+/** A byte range of a file: the lines that start in [start, end), Dask's read_block rule. */
+export interface TextBlock extends PlannedFile {
+  start: number
+  end: number
 }
 
 /** A file's compression: gzip, zstd or LZ4 frames (native/file-codecs.ts), or none. */
@@ -28,7 +37,7 @@ export type PartitionSource =
   /** CSV records: `header` (each file's first line, read when planned) names the fields of every block. */
   | { kind: 'csv'; blocks: TextBlock[]; header: string[][]; encoding: BufferEncoding; delimiter: string; quotedNewlines: boolean }
   /** Parquet rows [rowStart, rowEnd) of one file (whole row groups), as objects. */
-  | { kind: 'parquet'; path: string; size: number; mtimeMs: number; rowStart: number; rowEnd: number; columns?: string[] }
+  | ({ kind: 'parquet'; rowStart: number; rowEnd: number; columns?: string[] } & PlannedFile)
   /** An output of a P2P shuffle: its shards, read from this worker's store (the task's inputs are the splits' markers). */
   | { kind: 'shuffle'; collect: CollectSpec }
   /** The items of the task's inputs, concatenated in order (a repartition, a reduction's output bag). */

@@ -15,6 +15,8 @@ export interface FunctionLoader {
   get(desc: FnDesc): Promise<Fn>
   /** Reads a shuffle output's shards (the worker's shuffle service); absent where there is none. */
   collect?(spec: CollectSpec, markers: SplitMarker[]): Promise<unknown[]>
+  /** The worker's memory limit: what a file read whole may take is a share of it. */
+  readonly memoryLimit?: number
 }
 
 function bound(fn: Fn, args: unknown[]): Fn {
@@ -99,7 +101,7 @@ async function sourceItems(load: FunctionLoader, spec: PartitionSpec, inputs: un
   if (src.kind === 'csv') return csvItems(src)
   if (src.kind === 'parquet') return parquetItems(src)
   // A text block is read whole, its lines made as the steps consume them (a block is at most `blocksize`).
-  return textPartition(src)
+  return textPartition(src, load.memoryLimit)
 }
 
 /** A partition's items as an array, or its reduction's partial. */

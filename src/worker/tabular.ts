@@ -2,12 +2,12 @@
 // at newlines) with each file's header for all its blocks; Parquet
 // partitions are whole row groups, read with hyparquet.
 
-import { open } from 'node:fs/promises'
 import { parse } from 'csv-parse/sync'
 import { parquetReadObjects, type AsyncBuffer } from 'hyparquet'
 import { ownTaskError, SpillwayError } from '../base/errors'
 import type { PartitionSource } from '../wire/bag'
-import { readBlock, readFailed } from './text-blocks'
+import { openPlanned, readFailed, readRange } from './file-open'
+import { readBlock } from './text-blocks'
 
 type CsvSource = Extract<PartitionSource, { kind: 'csv' }>
 type ParquetSource = Extract<PartitionSource, { kind: 'parquet' }>
@@ -33,37 +33,21 @@ export async function csvItems(src: CsvSource): Promise<Record<string, string>[]
   return out
 }
 
-async function fileBuffer(path: string): Promise<{ buf: AsyncBuffer; close: () => Promise<void>; size: number; mtimeMs: number }> {
-  const fd = await open(path, 'r')
-  const st = await fd.stat()
+async function fileBuffer(src: ParquetSource): Promise<{ buf: AsyncBuffer; close: () => Promise<void> }> {
+  const fd = await openPlanned(src)
   const buf: AsyncBuffer = {
-    byteLength: st.size,
+    byteLength: src.size,
     async slice(start: number, end?: number) {
-      const stop = end ?? st.size
-      const out = Buffer.allocUnsafe(Math.max(0, stop - start))
-      let got = 0
-      while (got < out.length) {
-        const { bytesRead } = await fd.read(out, got, out.length - got, start + got)
-        if (bytesRead === 0) break
-        got += bytesRead
-      }
-      return out.buffer.slice(out.byteOffset, out.byteOffset + got) as ArrayBuffer
+      const out = await readRange(fd, start, end ?? src.size)
+      return out.buffer.slice(out.byteOffset, out.byteOffset + out.length) as ArrayBuffer
     },
   }
-  return { buf, close: () => fd.close(), size: st.size, mtimeMs: st.mtimeMs }
+  return { buf, close: () => fd.close() }
 }
 
 export async function parquetItems(src: ParquetSource): Promise<Record<string, unknown>[]> {
-  let f
+  const f = await fileBuffer(src)
   try {
-    f = await fileBuffer(src.path)
-  } catch (e) {
-    throw readFailed(src.path, e)
-  }
-  try {
-    if (f.size !== src.size || Math.floor(f.mtimeMs) !== Math.floor(src.mtimeMs)) {
-      throw ownTaskError('ERR_SPILLWAY_READ', `file ${src.path} changed after the bag was planned: build the bag again`, { path: src.path })
-    }
     return (await parquetReadObjects({ file: f.buf, rowStart: src.rowStart, rowEnd: src.rowEnd, columns: src.columns })) as Record<string, unknown>[]
   } catch (e) {
     if (e instanceof SpillwayError) throw e

@@ -4,21 +4,22 @@
 // delimiter at or past its end), so every line of a file is read exactly
 // once whatever the block size. A compressed file (gzip, zstd, lz4) is read whole.
 
-import { open, readFile, stat } from 'node:fs/promises'
-import { decompressFile } from '../native/file-codecs'
+import type { FileHandle } from 'node:fs/promises'
+import { decompressBounded } from '../native/file-codecs'
 import { ownTaskError, SpillwayError } from '../base/errors'
 import type { PartitionSource, TextBlock } from '../wire/bag'
+import { openPlanned, readFailed, readRange } from './file-open'
+
+export { readFailed } from './file-open'
 
 type TextSource = Extract<PartitionSource, { kind: 'text' }>
 
 const SCAN = 64 * 1024
-
-export function readFailed(path: string, e: any, what = 'could not be read'): SpillwayError {
-  return ownTaskError('ERR_SPILLWAY_READ', `file ${path} ${what}: ${e?.message ?? e}`, { path, cause: e?.code })
-}
+/** The share of a worker's memory limit a compressed file's content may take: it is read whole, and its lines are made from it. */
+const WHOLE_SHARE = 0.25
 
 /** The position just past the first delimiter at or after `from`, or the file's size. */
-async function afterDelimiter(fd: import('node:fs/promises').FileHandle, from: number, size: number, delim: Buffer): Promise<number> {
+async function afterDelimiter(fd: FileHandle, from: number, size: number, delim: Buffer): Promise<number> {
   let pos = from
   // Carry the last delimiter-length-1 bytes so a delimiter across two reads is found.
   let carry = Buffer.alloc(0)
@@ -37,28 +38,12 @@ async function afterDelimiter(fd: import('node:fs/promises').FileHandle, from: n
 }
 
 export async function readBlock(b: TextBlock, delim: Buffer): Promise<Buffer> {
-  let fd
+  const fd = await openPlanned(b)
   try {
-    fd = await open(b.path, 'r')
-  } catch (e) {
-    throw readFailed(b.path, e)
-  }
-  try {
-    const st = await fd.stat()
-    if (st.size !== b.size || Math.floor(st.mtimeMs) !== Math.floor(b.mtimeMs)) {
-      throw ownTaskError('ERR_SPILLWAY_READ', `file ${b.path} changed after the bag was planned (size ${b.size} → ${st.size}): build the bag again`, { path: b.path })
-    }
     const start = b.start === 0 ? 0 : await afterDelimiter(fd, b.start, b.size, delim)
     const end = b.end >= b.size ? b.size : await afterDelimiter(fd, b.end, b.size, delim)
     if (end <= start) return Buffer.alloc(0)
-    const out = Buffer.allocUnsafe(end - start)
-    let got = 0
-    while (got < out.length) {
-      const { bytesRead } = await fd.read(out, got, out.length - got, start + got)
-      if (bytesRead === 0) break
-      got += bytesRead
-    }
-    return out.subarray(0, got)
+    return await readRange(fd, start, end)
   } catch (e) {
     if (e instanceof SpillwayError) throw e
     throw readFailed(b.path, e)
@@ -67,20 +52,29 @@ export async function readBlock(b: TextBlock, delim: Buffer): Promise<Buffer> {
   }
 }
 
-async function readWhole(b: TextBlock, compression: TextSource['compression']): Promise<Buffer> {
+async function readWhole(b: TextBlock, compression: TextSource['compression'], memoryLimit: number): Promise<Buffer> {
+  const limit = Math.floor(memoryLimit * WHOLE_SHARE)
+  const tooLarge = (what: string) =>
+    ownTaskError(
+      'ERR_SPILLWAY_TOO_LARGE',
+      `file ${b.path} ${what}, past a quarter of this worker's memory limit (${limit} of ${memoryLimit} bytes): a ${compression ?? 'whole'} file is read whole; decompress it and read it with a blocksize, or give workers more memory`,
+      { path: b.path, limit, memoryLimit, compressedBytes: b.size },
+    )
+  if (b.size > limit) throw tooLarge(`is ${b.size} bytes`)
+  const fd = await openPlanned(b)
   let raw: Buffer
   try {
-    const st = await stat(b.path)
-    if (st.size !== b.size) throw ownTaskError('ERR_SPILLWAY_READ', `file ${b.path} changed after the bag was planned (size ${b.size} → ${st.size}): build the bag again`, { path: b.path })
-    raw = await readFile(b.path)
+    raw = await readRange(fd, 0, b.size)
   } catch (e) {
-    if (e instanceof SpillwayError) throw e
     throw readFailed(b.path, e)
+  } finally {
+    await fd.close()
   }
   if (!compression) return raw
   try {
-    return await decompressFile(raw, compression)
-  } catch (e) {
+    return await decompressBounded(raw, compression, limit)
+  } catch (e: any) {
+    if (e?.code === 'ERR_BUFFER_TOO_LARGE' || e?.code === 'ERR_SPILLWAY_TOO_LARGE') throw tooLarge(`decompresses (${compression}, ${b.size} bytes) to more than ${limit} bytes`)
     throw readFailed(b.path, e, `is not valid ${compression}`)
   }
 }
@@ -114,8 +108,8 @@ export function* blockLines(bytes: Buffer, delim: Buffer, encoding: BufferEncodi
   }
 }
 
-function blockBytes(b: TextBlock, src: TextSource, delim: Buffer): Promise<Buffer> {
-  return src.compression ? readWhole(b, src.compression) : readBlock(b, delim)
+function blockBytes(b: TextBlock, src: TextSource, delim: Buffer, memoryLimit: number): Promise<Buffer> {
+  return src.compression ? readWhole(b, src.compression, memoryLimit) : readBlock(b, delim)
 }
 
 /**
@@ -123,10 +117,10 @@ function blockBytes(b: TextBlock, src: TextSource, delim: Buffer): Promise<Buffe
  * all), then their lines made as the steps consume them; `[line, path]`
  * with includePath.
  */
-export async function textPartition(src: TextSource): Promise<Iterable<unknown>> {
+export async function textPartition(src: TextSource, memoryLimit = Infinity): Promise<Iterable<unknown>> {
   const delim = Buffer.from(src.delimiter, src.encoding)
   const bufs: (Buffer | undefined)[] = []
-  for (const b of src.blocks) bufs.push(await blockBytes(b, src, delim))
+  for (const b of src.blocks) bufs.push(await blockBytes(b, src, delim, memoryLimit))
   return (function* () {
     for (const [i, b] of src.blocks.entries()) {
       const bytes = bufs[i]!
@@ -138,10 +132,10 @@ export async function textPartition(src: TextSource): Promise<Iterable<unknown>>
 }
 
 /** Every line of the source's blocks, in order; `[line, path]` with includePath. */
-export async function* textItems(src: TextSource): AsyncGenerator<unknown> {
+export async function* textItems(src: TextSource, memoryLimit = Infinity): AsyncGenerator<unknown> {
   const delim = Buffer.from(src.delimiter, src.encoding)
   for (const b of src.blocks) {
-    const bytes = await blockBytes(b, src, delim)
+    const bytes = await blockBytes(b, src, delim, memoryLimit)
     if (src.includePath) for (const line of blockLines(bytes, delim, src.encoding)) yield [line, b.path]
     else yield* blockLines(bytes, delim, src.encoding)
   }

@@ -44,6 +44,10 @@ export class UserFunctions {
 
   constructor(private readonly natives: NativeServices = { memoryLimit: Infinity }) {}
 
+  get memoryLimit(): number {
+    return this.natives.memoryLimit
+  }
+
   /** A shuffle output's items (a bag partition whose source is a shuffle). */
   async collect(spec: CollectSpec, markers: SplitMarker[]): Promise<unknown[]> {
     if (!this.natives.shuffle) throw new SpillwayError('ERR_SPILLWAY_PROTOCOL', 'a shuffle output needs a worker with a data server')
