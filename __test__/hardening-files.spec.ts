@@ -141,3 +141,92 @@ test.serial('a gzip bomb is stopped past a quarter of the worker memory limit, n
   t.regex(err!.message, /decompress it and read it with a blocksize/)
   t.is(await client.compute(bag.fromSequence(['x', 'y']).count()), 2)
 })
+
+/** Seeded random numbers (mulberry32): the same data on every run. */
+function rng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0
+    let x = Math.imul(seed ^ (seed >>> 15), seed | 1)
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61)
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+test.serial('readText utf16le in blocks of any size: every line exact, delimiters straddling code units never cut', async (t) => {
+  const d = scratch('utf16')
+  const rand = rng(16)
+  // U+0A41 then U+0100 hold the bytes 41 0a 00 01: '\n' (0a 00) across two code units.
+  const alphabet = ['a', 'é', '\u0a41', '\u0100', '€', '😀', ' ', '\u0a0a']
+  const lines = Array.from({ length: 20_000 }, () => Array.from({ length: Math.floor(rand() * 12) }, () => alphabet[Math.floor(rand() * alphabet.length)]).join(''))
+  const f = join(d, 'u16.txt')
+  writeFileSync(f, Buffer.from(lines.join('\n') + '\n', 'utf16le'))
+  for (const blocksize of [999, 4096, 12_345]) {
+    const b = bag.readText(f, { encoding: 'utf16le', blocksize })
+    t.true(b.npartitions > 10)
+    t.deepEqual(await client.compute(b), lines, `blocksize ${blocksize}`)
+  }
+  const crlf = join(d, 'u16-crlf.txt')
+  writeFileSync(crlf, Buffer.from(lines.join('\r\n') + '\r\n', 'utf16le'))
+  t.deepEqual(await client.compute(bag.readText(crlf, { encoding: 'utf16le', blocksize: 777, lineDelimiter: '\r\n' })), lines)
+  t.throws(() => bag.readText(f, { encoding: 'hex' }), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /options\.encoding: got "hex"; allowed: a text encoding/ })
+})
+
+test.serial("invalid UTF-8 fails naming the file and the byte offset; errors: 'replace' reads U+FFFD", async (t) => {
+  const d = scratch('utf8')
+  const good = Array.from({ length: 300 }, (_, i) => `línea ${i}`)
+  const before = Buffer.from(good.slice(0, 200).join('\n') + '\nbad ', 'utf8')
+  const data = Buffer.concat([before, Buffer.from([0xc3, 0x28]), Buffer.from(' here\n' + good.slice(200).join('\n') + '\n', 'utf8')])
+  const f = join(d, 'bad.txt')
+  writeFileSync(f, data)
+  const rx = (file: string, offset: number, suffix = '') => new RegExp(`file ${file.replace(/[.*]/g, '\\$&')} is not valid UTF-8 at byte ${offset} \\(0xc3 0x28 0x20 0x68\\)${suffix}: pass the file's own encoding .*errors: 'replace'`)
+  for (const blocksize of [100, 1 << 20]) {
+    const err = await t.throwsAsync(client.compute(bag.readText(f, { blocksize }).count()), { code: 'ERR_SPILLWAY_DECODE' })
+    t.regex(err!.message, rx(f, before.length))
+  }
+  const replaced = (await client.compute(bag.readText(f, { blocksize: 100, errors: 'replace' }))) as string[]
+  t.is(replaced.length, 301)
+  t.is(replaced[200], 'bad \ufffd( here')
+  const gz = join(d, 'bad.txt.gz')
+  writeFileSync(gz, gzipSync(data))
+  const gzErr = await t.throwsAsync(client.compute(bag.readText(gz).count()), { code: 'ERR_SPILLWAY_DECODE' })
+  t.regex(gzErr!.message, rx(gz, before.length, ' of its gzip-decompressed content'))
+  const csv = join(d, 'bad.csv')
+  const csvBefore = Buffer.from(['name,n', ...good.slice(0, 200).map((l, i) => `${l},${i}`)].join('\n') + '\nbad ', 'utf8')
+  writeFileSync(csv, Buffer.concat([csvBefore, Buffer.from([0xc3, 0x28]), Buffer.from(',1\n')]))
+  const csvErr = await t.throwsAsync(client.compute(bag.readCsv(csv, { blocksize: 64 }).count()), { code: 'ERR_SPILLWAY_DECODE' })
+  t.regex(csvErr!.message, new RegExp(`file ${csv.replace(/[.*]/g, '\\$&')} is not valid UTF-8 at byte ${csvBefore.length} \\(0xc3 0x28 0x2c 0x31\\)`))
+  const csvReplaced = (await client.compute(bag.readCsv(csv, { blocksize: 64, errors: 'replace' }))) as Record<string, string>[]
+  t.deepEqual(csvReplaced[200], { name: 'bad \ufffd(', n: '1' })
+  t.throws(() => bag.readText(f, { errors: 'ignore' as never }), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /options\.errors: got "ignore"; allowed: 'strict'/ })
+})
+
+test('firstInvalidUtf8 agrees with Node: -1 exactly on valid UTF-8, else the longest valid prefix ends there (seeded random bytes)', async (t) => {
+  const { firstInvalidUtf8 } = await import('../src/worker/text-decode')
+  const { isUtf8 } = await import('node:buffer')
+  const rand = rng(8)
+  const pieces = [[0x61], [0xc3, 0xa9], [0xe2, 0x82, 0xac], [0xf0, 0x9f, 0x98, 0x80], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xe0, 0x80, 0x80], [0xf4, 0x90, 0x80, 0x80], [0x80], [0xff], [0xc3], [0xf0, 0x9f]]
+  for (let n = 0; n < 3000; n++) {
+    const bytes = Buffer.from(Array.from({ length: 1 + Math.floor(rand() * 8) }, () => pieces[Math.floor(rand() * pieces.length)]).flat())
+    const i = firstInvalidUtf8(bytes)
+    t.is(i === -1, isUtf8(bytes), bytes.toString('hex'))
+    if (i !== -1) {
+      t.true(isUtf8(bytes.subarray(0, i)), bytes.toString('hex'))
+      // No valid character starts at i: a longer valid prefix would end past it.
+      for (let k = i + 1; k <= Math.min(bytes.length, i + 4); k++) t.false(isUtf8(bytes.subarray(0, k)), `${bytes.toString('hex')} ${k}`)
+    }
+  }
+})
+
+test.serial('readCsv: a header with a quoted newline is read right, in blocks too', async (t) => {
+  const d = scratch('csv-header')
+  const f = join(d, 'h.csv')
+  const rows = Array.from({ length: 200 }, (_, i) => `${i},"v ${i}"`)
+  writeFileSync(f, `id,"long\nname"\n${rows.join('\n')}\n`)
+  for (const blocksize of [10, 64, 1 << 20]) {
+    const got = (await client.compute(bag.readCsv(f, { blocksize }))) as Record<string, string>[]
+    t.is(got.length, 200, `blocksize ${blocksize}`)
+    t.deepEqual(got[123], { id: '123', 'long\nname': 'v 123' })
+  }
+  writeFileSync(join(d, 'open.csv'), 'id,"never closed\n1,2\n')
+  t.throws(() => bag.readCsv(join(d, 'open.csv')), { code: 'ERR_SPILLWAY_READ', message: /open\.csv's header \(its first record\) is not valid CSV: Quote Not Closed/ })
+})

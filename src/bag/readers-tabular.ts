@@ -2,15 +2,17 @@
 // CSV file's header read once and given to all its blocks; each Parquet
 // file's footer read for its row groups.
 
+import { isUtf8 } from 'node:buffer'
 import { closeSync, constants, openSync, readSync } from 'node:fs'
 import { parse } from 'csv-parse/sync'
 import { parquetMetadata } from 'hyparquet'
 import { ArgumentError, SpillwayError } from '../base/errors'
 import { parseBytes } from '../base/units'
 import type { TextBlock } from '../wire/bag'
+import { codeUnit, isUtf8Encoding } from '../wire/text-encoding'
 import { Bag } from './bag'
 import type { PartDef } from './graph'
-import { expandPaths, plannedFile, statFile } from './readers'
+import { blockStep, expandPaths, plannedFile, statFile, textEncodingOptions } from './readers'
 
 export interface ReadCsvOptions {
   /** Bytes per partition (default 64 MiB); small files are packed together up to it. */
@@ -18,6 +20,8 @@ export interface ReadCsvOptions {
   /** Field delimiter, default ','. */
   delimiter?: string
   encoding?: BufferEncoding
+  /** Bytes not valid in the encoding: 'strict' (default) fails naming the file and byte, 'replace' reads U+FFFD for them. */
+  errors?: 'strict' | 'replace'
   /**
    * Fields may hold newlines inside quotes: each file is then read whole,
    * since a block boundary could fall inside a quoted field (Dask's
@@ -27,7 +31,7 @@ export interface ReadCsvOptions {
   quotedNewlines?: boolean
 }
 
-const CSV_OPTIONS = new Set(['blocksize', 'delimiter', 'encoding', 'quotedNewlines'])
+const CSV_OPTIONS = new Set(['blocksize', 'delimiter', 'encoding', 'errors', 'quotedNewlines'])
 
 function bad(field: string, value: unknown, allowed: string, what: string): ArgumentError {
   return new ArgumentError([{ field, value, allowed }], what)
@@ -45,13 +49,36 @@ function readPrefix(path: string, position: number, length: number): Buffer {
   }
 }
 
-function headerOf(path: string, encoding: BufferEncoding, delimiter: string): string[] {
-  const head = readPrefix(path, 0, 1 << 20)
-  const nl = head.indexOf(Buffer.from('\n', encoding))
-  const line = (nl === -1 ? head : head.subarray(0, nl)).toString(encoding)
-  const [cols] = parse(line, { delimiter }) as string[][]
+/** The length of the header record in `text`: up to its first newline outside quotes (a header's quoted field may hold one). */
+function headerLength(text: string): number {
+  let quoted = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]
+    if (c === '"') quoted = !quoted
+    else if (c === '\n' && !quoted) return i
+  }
+  return text.length
+}
+
+/** A file's column names and the bytes its header takes (with its newline). */
+function headerOf(path: string, encoding: BufferEncoding, delimiter: string, decode: { errors?: 'replace' }): { cols: string[]; bytes: number } {
+  let head = readPrefix(path, 0, 1 << 20)
+  if (codeUnit(encoding) === 2) head = head.subarray(0, head.length & ~1)
+  const text = head.toString(encoding)
+  const len = headerLength(text)
+  const line = text.slice(0, len)
+  const bytes = Buffer.byteLength(line, encoding)
+  if (decode.errors !== 'replace' && isUtf8Encoding(encoding) && !isUtf8(head.subarray(0, bytes))) {
+    throw new SpillwayError('ERR_SPILLWAY_DECODE', `readCsv: ${path}'s header is not valid UTF-8: pass the file's own encoding, or errors: 'replace'`, { path, encoding })
+  }
+  let cols: string[] | undefined
+  try {
+    ;[cols] = parse(line, { delimiter }) as string[][]
+  } catch (e: any) {
+    throw new SpillwayError('ERR_SPILLWAY_READ', `readCsv: ${path}'s header (its first record) is not valid CSV: ${e?.message ?? e}`, { path })
+  }
   if (!cols?.length) throw new SpillwayError('ERR_SPILLWAY_READ', `readCsv: ${path} has no header line`, { path })
-  return cols
+  return { cols, bytes: Math.min(head.length, bytes + Buffer.byteLength('\n', encoding)) }
 }
 
 export function readCsv(paths: string | string[], options: ReadCsvOptions = {}): Bag<Record<string, string>> {
@@ -60,35 +87,40 @@ export function readCsv(paths: string | string[], options: ReadCsvOptions = {}):
   for (const k of Object.keys(options)) if (!CSV_OPTIONS.has(k)) throw bad(`options.${k}`, (options as any)[k], `one of ${[...CSV_OPTIONS].join(', ')}`, what)
   const blocksize = options.blocksize === undefined ? 64 * 2 ** 20 : parseBytes(options.blocksize)
   if (!blocksize || blocksize < 1) throw bad('options.blocksize', options.blocksize, "a positive number of bytes, or a size such as '64 MiB'", what)
-  const encoding = options.encoding ?? 'utf8'
-  if (typeof encoding !== 'string' || !Buffer.isEncoding(encoding)) throw bad('options.encoding', encoding, "an encoding Node's Buffer knows: 'utf8', 'latin1', 'ascii', 'utf16le'", what)
+  const { encoding, decode } = textEncodingOptions(options, what)
   const delimiter = options.delimiter ?? ','
   if (typeof delimiter !== 'string' || delimiter.length === 0) throw bad('options.delimiter', delimiter, 'a non-empty string', what)
   const quotedNewlines = options.quotedNewlines ?? false
   const parts: PartDef[] = []
   let blocks: TextBlock[] = []
   let header: string[][] = []
+  let headerBytes: number[] = []
   let bytes = 0
   const flush = () => {
-    if (blocks.length) parts.push({ source: { kind: 'csv', blocks, header, encoding, delimiter, quotedNewlines }, deps: [] })
+    if (blocks.length) parts.push({ source: { kind: 'csv', blocks, header, headerBytes, encoding, delimiter, quotedNewlines, ...decode }, deps: [] })
     blocks = []
     header = []
+    headerBytes = []
     bytes = 0
   }
   for (const path of expandPaths(paths, what)) {
     const st = statFile(path, what)
-    const cols = headerOf(path, encoding, delimiter)
+    const head = headerOf(path, encoding, delimiter, decode)
     const file = plannedFile(path, st)
     if (st.size < blocksize || quotedNewlines) {
       if (bytes + st.size > blocksize) flush()
       blocks.push({ ...file, start: 0, end: st.size })
-      header.push(cols)
+      header.push(head.cols)
+      headerBytes.push(head.bytes)
       bytes += st.size
       if (quotedNewlines && bytes >= blocksize) flush()
     } else {
       flush()
-      for (let start = 0; start < st.size; start += blocksize) {
-        parts.push({ source: { kind: 'csv', blocks: [{ ...file, start, end: Math.min(st.size, start + blocksize) }], header: [cols], encoding, delimiter, quotedNewlines }, deps: [] })
+      // The first block holds the whole header, whatever newlines it quotes.
+      const step = blockStep(blocksize, encoding)
+      for (let start = 0; start < st.size; start = start === 0 ? Math.max(step, head.bytes) : start + step) {
+        const end = Math.min(st.size, start === 0 ? Math.max(step, head.bytes) : start + step)
+        parts.push({ source: { kind: 'csv', blocks: [{ ...file, start, end }], header: [head.cols], headerBytes: [head.bytes], encoding, delimiter, quotedNewlines, ...decode }, deps: [] })
       }
     }
   }

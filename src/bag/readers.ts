@@ -9,6 +9,7 @@ import { ArgumentError, SpillwayError } from '../base/errors'
 import { parseBytes } from '../base/units'
 import { compressionOfName } from '../native/file-codecs'
 import type { Compression, PlannedFile, TextBlock } from '../wire/bag'
+import { codeUnit, isTextEncoding, TEXT_ENCODINGS, type DecodeErrors } from '../wire/text-encoding'
 import { Bag } from './bag'
 import type { PartDef } from './graph'
 
@@ -17,8 +18,10 @@ export interface ReadTextOptions {
   blocksize?: number | string
   /** 'infer' (default: by extension, .gz, .zst, .lz4), 'gzip', 'zstd', 'lz4' or 'none'. A compressed file is one partition. */
   compression?: 'infer' | 'gzip' | 'zstd' | 'lz4' | 'none'
-  /** Default 'utf8'. */
+  /** Default 'utf8'; 'utf16le' blocks are cut on its 2-byte code units. */
   encoding?: BufferEncoding
+  /** Bytes not valid in the encoding: 'strict' (default) fails naming the file and byte, 'replace' reads U+FFFD for them. */
+  errors?: DecodeErrors
   /** Default '\n'. Lines are given without it. */
   lineDelimiter?: string
   /** Items become `[line, path]`. */
@@ -27,10 +30,26 @@ export interface ReadTextOptions {
 
 const DEFAULT_BLOCKSIZE = 64 * 2 ** 20
 const COMPRESSIONS = ['infer', 'gzip', 'zstd', 'lz4', 'none']
-const READ_TEXT_OPTIONS = new Set(['blocksize', 'compression', 'encoding', 'lineDelimiter', 'includePath'])
+const READ_TEXT_OPTIONS = new Set(['blocksize', 'compression', 'encoding', 'errors', 'lineDelimiter', 'includePath'])
+const DECODE_ERRORS = ['strict', 'replace']
 
 function invalid(field: string, value: unknown, allowed: string, what: string): ArgumentError {
   return new ArgumentError([{ field, value, allowed }], what)
+}
+
+/** The `encoding` and `errors` options of a text reader, checked; `decode` holds `errors` only when not the default. */
+export function textEncodingOptions(options: { encoding?: unknown; errors?: unknown }, what: string): { encoding: BufferEncoding; decode: { errors?: 'replace' } } {
+  const encoding = options.encoding ?? 'utf8'
+  if (!isTextEncoding(encoding)) throw invalid('options.encoding', encoding, `a text encoding Node's Buffer knows: ${TEXT_ENCODINGS.map((e) => `'${e}'`).join(', ')}`, what)
+  const errors = options.errors ?? 'strict'
+  if (!DECODE_ERRORS.includes(errors as string)) throw invalid('options.errors', errors, "'strict' (the default: invalid bytes fail naming the file and byte) or 'replace' (read as U+FFFD)", what)
+  return { encoding, decode: errors === 'replace' ? { errors } : {} }
+}
+
+/** Block starts `blocksize` apart, rounded up to the encoding's code unit so no block starts inside a character's unit. */
+export function blockStep(blocksize: number, encoding: string): number {
+  const unit = codeUnit(encoding)
+  return Math.ceil(blocksize / unit) * unit
 }
 
 /** The files a path, a glob or a list of them names, in order, each once. */
@@ -109,8 +128,7 @@ export function readText(paths: string | string[], options: ReadTextOptions = {}
   if (!blocksize || blocksize < 1) throw invalid('options.blocksize', options.blocksize, "a positive number of bytes, or a size such as '128 MiB'", what)
   const compression = options.compression ?? 'infer'
   if (!COMPRESSIONS.includes(compression)) throw invalid('options.compression', compression, COMPRESSIONS.map((c) => `'${c}'`).join(', '), what)
-  const encoding = options.encoding ?? 'utf8'
-  if (typeof encoding !== 'string' || !Buffer.isEncoding(encoding)) throw invalid('options.encoding', encoding, "an encoding Node's Buffer knows: 'utf8', 'latin1', 'ascii', 'utf16le'", what)
+  const { encoding, decode } = textEncodingOptions(options, what)
   const delimiter = options.lineDelimiter ?? '\n'
   if (typeof delimiter !== 'string' || delimiter.length === 0) throw invalid('options.lineDelimiter', delimiter, 'a non-empty string', what)
   const includePath = options.includePath ?? false
@@ -120,7 +138,7 @@ export function readText(paths: string | string[], options: ReadTextOptions = {}
   let pending: TextBlock[] = []
   let pendingBytes = 0
   const flush = () => {
-    if (pending.length) parts.push({ source: { kind: 'text', blocks: pending, compression: undefined, encoding, delimiter, includePath }, deps: [] })
+    if (pending.length) parts.push({ source: { kind: 'text', blocks: pending, compression: undefined, encoding, delimiter, includePath, ...decode }, deps: [] })
     pending = []
     pendingBytes = 0
   }
@@ -129,15 +147,16 @@ export function readText(paths: string | string[], options: ReadTextOptions = {}
     const file = plannedFile(path, st)
     const comp = compressionOf(path, compression)
     if (comp) {
-      parts.push({ source: { kind: 'text', blocks: [{ ...file, start: 0, end: st.size }], compression: comp, encoding, delimiter, includePath }, deps: [] })
+      parts.push({ source: { kind: 'text', blocks: [{ ...file, start: 0, end: st.size }], compression: comp, encoding, delimiter, includePath, ...decode }, deps: [] })
     } else if (st.size < blocksize) {
       if (pendingBytes + st.size > blocksize) flush()
       pending.push({ ...file, start: 0, end: st.size })
       pendingBytes += st.size
     } else {
-      for (let start = 0; start < st.size; start += blocksize) {
-        const blocks = [{ ...file, start, end: Math.min(st.size, start + blocksize) }]
-        parts.push({ source: { kind: 'text', blocks, compression: undefined, encoding, delimiter, includePath }, deps: [] })
+      const step = blockStep(blocksize, encoding)
+      for (let start = 0; start < st.size; start += step) {
+        const blocks = [{ ...file, start, end: Math.min(st.size, start + step) }]
+        parts.push({ source: { kind: 'text', blocks, compression: undefined, encoding, delimiter, includePath, ...decode }, deps: [] })
       }
     }
   }

@@ -8,6 +8,7 @@
 // it (worker/bag-partition.ts, worker/shuffle-tasks.ts).
 
 import type { FnDesc } from './functions'
+import type { DecodeErrors } from './text-encoding'
 
 /**
  * A file as it was when the bag was planned: one that is not the same
@@ -32,10 +33,11 @@ export interface TextBlock extends PlannedFile {
 export type Compression = 'gzip' | 'zstd' | 'lz4' | undefined
 
 export type PartitionSource =
-  | { kind: 'text'; blocks: TextBlock[]; compression: Compression; encoding: BufferEncoding; delimiter: string; includePath: boolean }
+  /** `errors`: invalid bytes fail the partition unless 'replace' (wire/text-encoding.ts). */
+  | { kind: 'text'; blocks: TextBlock[]; compression: Compression; encoding: BufferEncoding; delimiter: string; includePath: boolean; errors?: DecodeErrors }
   | { kind: 'items'; items: unknown[] }
-  /** CSV records: `header` (each file's first line, read when planned) names the fields of every block. */
-  | { kind: 'csv'; blocks: TextBlock[]; header: string[][]; encoding: BufferEncoding; delimiter: string; quotedNewlines: boolean }
+  /** CSV records: `header` (each file's first record, read when planned) names the fields of every block; `headerBytes` is its length in the file. */
+  | { kind: 'csv'; blocks: TextBlock[]; header: string[][]; headerBytes: number[]; encoding: BufferEncoding; delimiter: string; quotedNewlines: boolean; errors?: DecodeErrors }
   /** Parquet rows [rowStart, rowEnd) of one file (whole row groups), as objects. */
   | ({ kind: 'parquet'; rowStart: number; rowEnd: number; columns?: string[] } & PlannedFile)
   /** An output of a P2P shuffle: its shards, read from this worker's store (the task's inputs are the splits' markers). */

@@ -7,7 +7,9 @@ import { parquetReadObjects, type AsyncBuffer } from 'hyparquet'
 import { ownTaskError, SpillwayError } from '../base/errors'
 import type { PartitionSource } from '../wire/bag'
 import { openPlanned, readFailed, readRange } from './file-open'
-import { readBlock } from './text-blocks'
+import { readBlockAt } from './text-blocks'
+import { checkDecodes } from './text-decode'
+import { codeUnit } from '../wire/text-encoding'
 
 type CsvSource = Extract<PartitionSource, { kind: 'csv' }>
 type ParquetSource = Extract<PartitionSource, { kind: 'parquet' }>
@@ -15,13 +17,16 @@ type ParquetSource = Extract<PartitionSource, { kind: 'parquet' }>
 export async function csvItems(src: CsvSource): Promise<Record<string, string>[]> {
   const out: Record<string, string>[] = []
   const nl = Buffer.from('\n', src.encoding)
+  const unit = codeUnit(src.encoding)
   for (const [i, b] of src.blocks.entries()) {
-    let bytes = await readBlock(b, nl)
-    // The first block of a file starts with its header.
+    let { bytes, offset } = await readBlockAt(b, nl, unit)
+    // The first block of a file starts with its header (which may quote newlines: its length was found when planned).
     if (b.start === 0) {
-      const end = bytes.indexOf(nl)
-      bytes = end === -1 ? Buffer.alloc(0) : bytes.subarray(end + nl.length)
+      const end = Math.min(src.headerBytes[i], bytes.length)
+      bytes = bytes.subarray(end)
+      offset += end
     }
+    checkDecodes(bytes, src.encoding, src.errors, { path: b.path, offset })
     try {
       const rows = parse(bytes.toString(src.encoding), { columns: src.header[i], delimiter: src.delimiter, skip_empty_lines: true, relax_quotes: false }) as Record<string, string>[]
       for (const r of rows) out.push(r)

@@ -8,7 +8,9 @@ import type { FileHandle } from 'node:fs/promises'
 import { decompressBounded } from '../native/file-codecs'
 import { ownTaskError, SpillwayError } from '../base/errors'
 import type { PartitionSource, TextBlock } from '../wire/bag'
+import { codeUnit } from '../wire/text-encoding'
 import { openPlanned, readFailed, readRange } from './file-open'
+import { checkDecodes } from './text-decode'
 
 export { readFailed } from './file-open'
 
@@ -18,8 +20,16 @@ const SCAN = 64 * 1024
 /** The share of a worker's memory limit a compressed file's content may take: it is read whole, and its lines are made from it. */
 const WHOLE_SHARE = 0.25
 
-/** The position just past the first delimiter at or after `from`, or the file's size. */
-async function afterDelimiter(fd: FileHandle, from: number, size: number, delim: Buffer): Promise<number> {
+/** The first `delim` in `hay` at or after `from` that starts on a code unit (`base` is hay's file offset), or -1. */
+export function indexOfAligned(hay: Buffer, delim: Buffer, from: number, unit: number, base: number): number {
+  let i = hay.indexOf(delim, from)
+  // In UTF-16 the delimiter's bytes can straddle two code units (U+0A41 then U+0100 hold 0x0a 0x00).
+  while (i !== -1 && (base + i) % unit !== 0) i = hay.indexOf(delim, i + 1)
+  return i
+}
+
+/** The position just past the first delimiter at or after `from` (on a code unit), or the file's size. */
+async function afterDelimiter(fd: FileHandle, from: number, size: number, delim: Buffer, unit: number): Promise<number> {
   let pos = from
   // Carry the last delimiter-length-1 bytes so a delimiter across two reads is found.
   let carry = Buffer.alloc(0)
@@ -29,7 +39,7 @@ async function afterDelimiter(fd: FileHandle, from: number, size: number, delim:
     const { bytesRead } = await fd.read(buf, 0, n, pos)
     if (bytesRead === 0) break
     const hay = carry.length ? Buffer.concat([carry, buf.subarray(0, bytesRead)]) : buf.subarray(0, bytesRead)
-    const i = hay.indexOf(delim)
+    const i = indexOfAligned(hay, delim, 0, unit, pos - carry.length)
     if (i !== -1) return pos - carry.length + i + delim.length
     pos += bytesRead
     carry = Buffer.from(hay.subarray(Math.max(0, hay.length - (delim.length - 1))))
@@ -37,19 +47,24 @@ async function afterDelimiter(fd: FileHandle, from: number, size: number, delim:
   return size
 }
 
-export async function readBlock(b: TextBlock, delim: Buffer): Promise<Buffer> {
+/** A block's bytes (whole lines, Dask's read_block rule) and the file offset they start at. */
+export async function readBlockAt(b: TextBlock, delim: Buffer, unit = 1): Promise<{ bytes: Buffer; offset: number }> {
   const fd = await openPlanned(b)
   try {
-    const start = b.start === 0 ? 0 : await afterDelimiter(fd, b.start, b.size, delim)
-    const end = b.end >= b.size ? b.size : await afterDelimiter(fd, b.end, b.size, delim)
-    if (end <= start) return Buffer.alloc(0)
-    return await readRange(fd, start, end)
+    const start = b.start === 0 ? 0 : await afterDelimiter(fd, b.start, b.size, delim, unit)
+    const end = b.end >= b.size ? b.size : await afterDelimiter(fd, b.end, b.size, delim, unit)
+    if (end <= start) return { bytes: Buffer.alloc(0), offset: start }
+    return { bytes: await readRange(fd, start, end), offset: start }
   } catch (e) {
     if (e instanceof SpillwayError) throw e
     throw readFailed(b.path, e)
   } finally {
     await fd.close()
   }
+}
+
+export async function readBlock(b: TextBlock, delim: Buffer, unit = 1): Promise<Buffer> {
+  return (await readBlockAt(b, delim, unit)).bytes
 }
 
 async function readWhole(b: TextBlock, compression: TextSource['compression'], memoryLimit: number): Promise<Buffer> {
@@ -108,8 +123,16 @@ export function* blockLines(bytes: Buffer, delim: Buffer, encoding: BufferEncodi
   }
 }
 
-function blockBytes(b: TextBlock, src: TextSource, delim: Buffer, memoryLimit: number): Promise<Buffer> {
-  return src.compression ? readWhole(b, src.compression, memoryLimit) : readBlock(b, delim)
+/** A block's bytes, checked to decode in the source's encoding (text-decode.ts). */
+async function blockBytes(b: TextBlock, src: TextSource, delim: Buffer, memoryLimit: number): Promise<Buffer> {
+  if (src.compression) {
+    const bytes = await readWhole(b, src.compression, memoryLimit)
+    checkDecodes(bytes, src.encoding, src.errors, { path: b.path, offset: 0, compression: src.compression })
+    return bytes
+  }
+  const { bytes, offset } = await readBlockAt(b, delim, codeUnit(src.encoding))
+  checkDecodes(bytes, src.encoding, src.errors, { path: b.path, offset })
+  return bytes
 }
 
 /**
