@@ -230,3 +230,53 @@ test.serial('readCsv: a header with a quoted newline is read right, in blocks to
   writeFileSync(join(d, 'open.csv'), 'id,"never closed\n1,2\n')
   t.throws(() => bag.readCsv(join(d, 'open.csv')), { code: 'ERR_SPILLWAY_READ', message: /open\.csv's header \(its first record\) is not valid CSV: Quote Not Closed/ })
 })
+
+test.serial('readParquet keeps decimal(38,10) and micro/nanosecond timestamps exact, as strings', async (t) => {
+  const { parquetWriteFile } = await import('hyparquet-writer')
+  const d = scratch('parquet-exact')
+  const f = join(d, 'exact.parquet')
+  parquetWriteFile({
+    filename: f,
+    columnData: [
+      { name: 'id', data: [0, 1, 2] },
+      { name: 'big', data: [12345678901234567890123456789n, -1n, null] },
+      { name: 'small', data: [1250n, -5n, 0n] },
+      { name: 'ts', data: [1700000000123456n, -1n, 0n] },
+      { name: 'tsn', data: [1700000000123456789n, 5n, -1n] },
+    ],
+    schema: [
+      { name: 'root', num_children: 5 },
+      { name: 'id', type: 'INT32', repetition_type: 'REQUIRED' },
+      { name: 'big', type: 'FIXED_LEN_BYTE_ARRAY', type_length: 16, converted_type: 'DECIMAL', precision: 38, scale: 10, repetition_type: 'OPTIONAL' },
+      { name: 'small', type: 'INT32', converted_type: 'DECIMAL', precision: 9, scale: 2, repetition_type: 'REQUIRED' },
+      { name: 'ts', type: 'INT64', converted_type: 'TIMESTAMP_MICROS', repetition_type: 'REQUIRED' },
+      { name: 'tsn', type: 'INT64', logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: false, unit: 'NANOS' }, repetition_type: 'REQUIRED' },
+    ],
+    rowGroupSize: 2,
+  })
+  const b = bag.readParquet(f)
+  t.is(b.npartitions, 2)
+  t.deepEqual(await client.compute(b), [
+    { id: 0, big: '1234567890123456789.0123456789', small: '12.50', ts: '2023-11-14T22:13:20.123456Z', tsn: '2023-11-14T22:13:20.123456789' },
+    { id: 1, big: '-0.0000000001', small: '-0.05', ts: '1969-12-31T23:59:59.999999Z', tsn: '1970-01-01T00:00:00.000000005' },
+    { id: 2, big: null, small: '0.00', ts: '1970-01-01T00:00:00.000000Z', tsn: '1969-12-31T23:59:59.999999999' },
+  ])
+  t.deepEqual(await client.compute(bag.readParquet(f, { columns: ['big'] }).pluck('big')), ['1234567890123456789.0123456789', '-0.0000000001', null])
+})
+
+test.serial('readParquet refuses when the bag is built a codec it cannot read, and a decimal it could only round', async (t) => {
+  const { parquetWriteFile } = await import('hyparquet-writer')
+  const d = scratch('parquet-refused')
+  const gz = join(d, 'gzip.parquet')
+  parquetWriteFile({ filename: gz, columnData: [{ name: 'a', data: [1, 2], type: 'INT32' }, { name: 'b', data: [3, 4], type: 'INT32', codec: 'UNCOMPRESSED' }], codec: 'GZIP', compressors: { GZIP: (bytes: Uint8Array) => gzipSync(bytes) } })
+  t.throws(() => bag.readParquet(gz), { code: 'ERR_SPILLWAY_READ', message: new RegExp(`readParquet: ${gz.replace(/[.*]/g, '\\$&')}: column "a" is compressed with GZIP, which spillway's Parquet reader cannot read \\(it reads UNCOMPRESSED, SNAPPY\\)`) })
+  t.deepEqual(await client.compute(bag.readParquet(gz, { columns: ['b'] })), [{ b: 3 }, { b: 4 }])
+  const ba = join(d, 'byte-array-decimal.parquet')
+  parquetWriteFile({
+    filename: ba,
+    columnData: [{ name: 'n', data: [1n] }, { name: 'k', data: [7] }],
+    schema: [{ name: 'root', num_children: 2 }, { name: 'n', type: 'BYTE_ARRAY', converted_type: 'DECIMAL', precision: 30, scale: 2, repetition_type: 'REQUIRED' }, { name: 'k', type: 'INT32', repetition_type: 'REQUIRED' }],
+  })
+  t.throws(() => bag.readParquet(ba), { code: 'ERR_SPILLWAY_READ', message: /column "n" is a DECIMAL stored as BYTE_ARRAY, which spillway's Parquet reader could only give rounded: leave it out with columns/ })
+  t.deepEqual(await client.compute(bag.readParquet(ba, { columns: ['k'] })), [{ k: 7 }])
+})

@@ -5,10 +5,11 @@
 import { isUtf8 } from 'node:buffer'
 import { closeSync, constants, openSync, readSync } from 'node:fs'
 import { parse } from 'csv-parse/sync'
-import { parquetMetadata } from 'hyparquet'
+import { parquetMetadata, type FileMetaData } from 'hyparquet'
 import { ArgumentError, SpillwayError } from '../base/errors'
 import { parseBytes } from '../base/units'
 import type { TextBlock } from '../wire/bag'
+import { exactKind, leafColumns, READABLE_PARQUET_CODECS } from '../wire/parquet-types'
 import { codeUnit, isUtf8Encoding } from '../wire/text-encoding'
 import { Bag } from './bag'
 import type { PartDef } from './graph'
@@ -137,14 +138,40 @@ export interface ReadParquetOptions {
 
 const PARQUET_OPTIONS = new Set(['columns', 'rowGroupsPerPartition'])
 
-function rowGroups(path: string, size: number): number[] {
+function footerOf(path: string, size: number): FileMetaData {
   const tail = readPrefix(path, Math.max(0, size - 8), 8)
   if (size < 12 || tail.subarray(4).toString('latin1') !== 'PAR1') throw new SpillwayError('ERR_SPILLWAY_READ', `readParquet: ${path} is not a Parquet file (no PAR1 footer)`, { path })
   const len = tail.readUInt32LE(0)
   if (len + 8 > size) throw new SpillwayError('ERR_SPILLWAY_READ', `readParquet: ${path} has a footer longer than the file`, { path })
   const footer = readPrefix(path, size - 8 - len, len + 8)
-  const meta = parquetMetadata(footer.buffer.slice(footer.byteOffset, footer.byteOffset + footer.length) as ArrayBuffer)
-  return meta.row_groups.map((g) => Number(g.num_rows))
+  return parquetMetadata(footer.buffer.slice(footer.byteOffset, footer.byteOffset + footer.length) as ArrayBuffer)
+}
+
+/**
+ * Refuses, when the bag is built rather than when a worker reads it, a
+ * column (of those asked for) the reader cannot read, or could only read
+ * rounded: one compressed with a codec it lacks, a DECIMAL stored as
+ * BYTE_ARRAY, or a DECIMAL or sub-millisecond TIMESTAMP inside a nested
+ * column (only top-level ones are converted exactly).
+ */
+function checkReadable(path: string, meta: FileMetaData, columns: string[] | undefined): void {
+  const wanted = (name: string) => !columns || columns.includes(name)
+  for (const g of meta.row_groups) {
+    for (const c of g.columns) {
+      const m = c.meta_data
+      if (!m || !wanted(m.path_in_schema[0]) || READABLE_PARQUET_CODECS.includes(m.codec)) continue
+      const column = m.path_in_schema.join('.')
+      throw new SpillwayError('ERR_SPILLWAY_READ', `readParquet: ${path}: column ${JSON.stringify(column)} is compressed with ${m.codec}, which spillway's Parquet reader cannot read (it reads ${READABLE_PARQUET_CODECS.join(', ')}): rewrite the file with one of those, or leave the column out with columns`, { path, column, codec: m.codec })
+    }
+  }
+  for (const { element, path: p, topLevel } of leafColumns(meta.schema)) {
+    const exact = exactKind(element)
+    if (!exact || !wanted(p[0]) || (topLevel && element.type !== 'BYTE_ARRAY')) continue
+    const column = p.join('.')
+    const what = exact.kind === 'decimal' ? 'DECIMAL' : `TIMESTAMP in ${exact.unit.toLowerCase()}`
+    const where = topLevel ? 'stored as BYTE_ARRAY' : 'inside a nested column'
+    throw new SpillwayError('ERR_SPILLWAY_READ', `readParquet: ${path}: column ${JSON.stringify(column)} is a ${what} ${where}, which spillway's Parquet reader could only give rounded: leave it out with columns, or store it as a top-level column`, { path, column })
+  }
 }
 
 /** One partition per row group (or per `rowGroupsPerPartition`), its rows as objects. */
@@ -161,7 +188,9 @@ export function readParquet(paths: string | string[], options: ReadParquetOption
     const st = statFile(path, what)
     let groups: number[]
     try {
-      groups = rowGroups(path, st.size)
+      const meta = footerOf(path, st.size)
+      checkReadable(path, meta, columns)
+      groups = meta.row_groups.map((g) => Number(g.num_rows))
     } catch (e: any) {
       if (e instanceof SpillwayError) throw e
       throw new SpillwayError('ERR_SPILLWAY_READ', `readParquet: ${path}: ${e?.message ?? e}`, { path })

@@ -3,12 +3,13 @@
 // partitions are whole row groups, read with hyparquet.
 
 import { parse } from 'csv-parse/sync'
-import { parquetReadObjects, type AsyncBuffer } from 'hyparquet'
+import { parquetMetadataAsync, parquetReadObjects, type AsyncBuffer, type FileMetaData, type SchemaElement } from 'hyparquet'
 import { ownTaskError, SpillwayError } from '../base/errors'
 import type { PartitionSource } from '../wire/bag'
 import { openPlanned, readFailed, readRange } from './file-open'
 import { readBlockAt } from './text-blocks'
 import { checkDecodes } from './text-decode'
+import { decimalString, exactKind, isoTimestamp, leafColumns, unscaledOf } from '../wire/parquet-types'
 import { codeUnit } from '../wire/text-encoding'
 
 type CsvSource = Extract<PartitionSource, { kind: 'csv' }>
@@ -50,10 +51,32 @@ async function fileBuffer(src: ParquetSource): Promise<{ buf: AsyncBuffer; close
   return { buf, close: () => fd.close() }
 }
 
+/** The footer's schema with the exact columns' types taken off (hyparquet then gives their raw values), and how to convert each (wire/parquet-types.ts). */
+function exactRead(meta: FileMetaData): { metadata: FileMetaData; fixes: [string, (v: unknown) => unknown][] } {
+  const fixes: [string, (v: unknown) => unknown][] = []
+  const stripped = new Set<SchemaElement>()
+  for (const { element, path, topLevel } of leafColumns(meta.schema)) {
+    const exact = exactKind(element)
+    // Nested and BYTE_ARRAY ones were refused when the bag was planned.
+    if (!exact || !topLevel || element.type === 'BYTE_ARRAY') continue
+    stripped.add(element)
+    if (exact.kind === 'decimal') fixes.push([path[0], (v) => decimalString(unscaledOf(v), exact.scale)])
+    else fixes.push([path[0], (v) => isoTimestamp(BigInt(v as bigint), exact.unit, exact.utc)])
+  }
+  const schema = meta.schema.map((e) => (stripped.has(e) ? { ...e, converted_type: undefined, logical_type: undefined } : e))
+  return { metadata: { ...meta, schema }, fixes }
+}
+
+/** INT96 timestamps (nanoseconds, UTC by convention) with all their digits. */
+const PARSERS = { timestampFromNanoseconds: (nanos: bigint) => isoTimestamp(nanos, 'NANOS', true) as unknown as Date }
+
 export async function parquetItems(src: ParquetSource): Promise<Record<string, unknown>[]> {
   const f = await fileBuffer(src)
   try {
-    return (await parquetReadObjects({ file: f.buf, rowStart: src.rowStart, rowEnd: src.rowEnd, columns: src.columns })) as Record<string, unknown>[]
+    const { metadata, fixes } = exactRead(await parquetMetadataAsync(f.buf))
+    const rows = (await parquetReadObjects({ file: f.buf, metadata, rowStart: src.rowStart, rowEnd: src.rowEnd, columns: src.columns, parsers: PARSERS })) as Record<string, unknown>[]
+    for (const row of rows) for (const [name, fix] of fixes) if (row[name] !== undefined && row[name] !== null) row[name] = fix(row[name])
+    return rows
   } catch (e) {
     if (e instanceof SpillwayError) throw e
     throw readFailed(src.path, e, 'could not be read as Parquet')
