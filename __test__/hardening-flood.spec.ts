@@ -6,10 +6,12 @@
 // secret.
 import test from 'ava'
 import { spawn } from 'node:child_process'
-import { connect, type Socket } from 'node:net'
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net'
 import { join } from 'node:path'
 import { setupClient } from 'spillway'
 import { SUMMARY_INTERVAL_MS } from '../src/base/log-summary'
+import { VERSION } from '../src/base/version'
+import { removeSchedulerFile, writeSchedulerFile } from '../src/comm/scheduler-file'
 import { until } from './cluster-helpers'
 import { scratch } from './helpers'
 import { schedulerOf } from './peer-helpers'
@@ -62,6 +64,56 @@ test('handshakes in progress are capped per address and in total, the oldest dro
   t.teardown(() => void w.kill('SIGKILL'))
   await client.waitForWorkers(2, { timeout: 60_000 })
   t.is(await client.submit((a: number, b: number) => a * b, [6, 7]).result(), 42)
+})
+
+test('a real worker whose handshake the scheduler drops, at once and after its proof, tries again and joins, without blaming its secret', async (t) => {
+  t.timeout(120_000)
+  const dir = scratch(t)
+  const file = join(dir, 'scheduler.json')
+  const { client, cluster } = await setupClient({ workloadType: 'cpu', maxWorkers: 1, maxMemGb: 2, reserveMemGb: 1, dashboard: false, silenceLogs: true, schedulerFile: file })
+  t.teardown(async () => {
+    await client.close()
+    await cluster.close()
+  })
+  const { address, secret } = await schedulerOf(file)
+  // In front of the scheduler, a door that drops the first connection as
+  // soon as it is accepted and cuts the second once the worker has sent its
+  // proof (what a scheduler shedding connections under load does to them),
+  // then lets connections through.
+  let n = 0
+  const door = createServer((s) => {
+    s.on('error', () => {})
+    const i = n++
+    if (i === 0) return void s.destroy()
+    const up = connect(hostPort(address))
+    up.on('error', () => s.destroy())
+    up.on('close', () => s.destroy())
+    s.on('close', () => up.destroy())
+    up.pipe(s)
+    if (i === 1) s.once('data', () => s.destroy())
+    else s.pipe(up)
+  })
+  await new Promise<void>((r) => door.listen(0, '127.0.0.1', r))
+  t.teardown(() => void door.close())
+  // The worker reads the door's address from a scheduler file of its own; its removal says the cluster closed.
+  const doorFile = join(dir, 'door.json')
+  writeSchedulerFile(doorFile, { address: `tcp://127.0.0.1:${(door.address() as AddressInfo).port}`, version: VERSION, pid: process.pid }, secret)
+  const w = spawn(process.execPath, [BIN, 'worker', '--scheduler-file', doorFile, '--nworkers', '1', '--max-mem-gb', '2', '--reserve-mem-gb', '1', '--temp-base-dir', dir], { stdio: ['ignore', 'ignore', 'pipe'] })
+  let workerErr = ''
+  w.stderr!.on('data', (c) => (workerErr += c))
+  const exited = new Promise<number | null>((r) => w.once('exit', r))
+  t.teardown(() => void w.kill('SIGKILL'))
+  await client.waitForWorkers(2, { timeout: 60_000 })
+  t.is(n, 3, 'dropped twice, joined at the third try')
+  t.notRegex(workerErr, /secret|refused/, workerErr)
+  const on = [...client.scheduler.workers.values()].find((h) => !h.address.startsWith('ipc:'))!
+  t.is(await client.submit((a: number, b: number) => a * b, [6, 7], { workers: [on.address] }).result(), 42)
+  // As a closing scheduler does: its file goes first, so the nanny takes the closed link for the end.
+  removeSchedulerFile(doorFile)
+  await client.close()
+  await cluster.close()
+  t.is(await exited, 0, workerErr)
+  t.regex(workerErr, /the cluster closed/)
 })
 
 test('a flood of unauthenticated connections under a 1024-descriptor limit: a real worker joins, a killed worker is restarted, the log summarises', async (t) => {
