@@ -95,13 +95,13 @@ test('join: a scheduler that refuses the proof is ERR_SPILLWAY_AUTH at the first
 })
 
 /** `n` accepted connections from this process to itself; their client ends are closed with them. */
-async function accepted(n: number): Promise<{ sockets: Socket[]; close(): void }> {
+async function accepted(n: number, localAddress = '127.0.0.1'): Promise<{ sockets: Socket[]; close(): void }> {
   const sockets: Socket[] = []
   const clients: Socket[] = []
   const server = createServer((s) => void sockets.push(s))
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   const { port } = server.address() as { port: number }
-  for (let i = 0; i < n; i++) clients.push(connect(port, '127.0.0.1').on('error', () => {}))
+  for (let i = 0; i < n; i++) clients.push(connect({ port, host: '127.0.0.1', localAddress }).on('error', () => {}))
   while (sockets.length < n) await new Promise((r) => setTimeout(r, 10))
   return { sockets, close: () => (server.close(), [...sockets, ...clients].forEach((s) => s.destroy())) }
 }
@@ -110,10 +110,12 @@ function openNow(): number {
   return readdirSync('/proc/self/fd').length
 }
 
-test('admission: a flood of handshakes that end at once never adds up to the descriptor limit; handshakes held open do', async (t) => {
+test('admission: a flood of handshakes that end at once never adds up to the descriptor limit; near it, the busiest address gives up its oldest for a newcomer', async (t) => {
   if (process.platform !== 'linux') return t.pass('descriptors are counted from /proc')
-  const { sockets, close } = await accepted(20)
-  t.teardown(close)
+  const flood = await accepted(20)
+  const lone = await accepted(1, '127.0.0.2')
+  t.teardown(() => (flood.close(), lone.close()))
+  const { sockets } = flood
   const refused: string[] = []
   // Headroom of 60 descriptors: thousands of short handshakes within one count must all pass.
   const a = new Admission({ perPeer: 1000, total: 1000, reserveFds: 0, maxFds: openNow() + 60 }, (_s, why) => refused.push(why))
@@ -123,10 +125,21 @@ test('admission: a flood of handshakes that end at once never adds up to the des
     a.done(s)
   }
   t.deepEqual(refused, [])
-  // Held open, they count: past the headroom, newcomers are refused.
+  // Held open, they count: with room for 5, each newcomer past them takes the place of the oldest.
   const tight = new Admission({ perPeer: 1000, total: 1000, reserveFds: 0, maxFds: openNow() + 5 }, (_s, why) => refused.push(why))
-  const admitted = sockets.filter((s) => tight.admit(s)).length
-  t.is(admitted, 5)
-  t.is(refused.length, 15)
-  t.is(refused[0], 'the scheduler is near its file descriptor limit')
+  for (const s of sockets.slice(0, 10)) t.true(tight.admit(s))
+  t.is(tight.pending, 5)
+  t.is(refused.length, 5)
+  t.is(refused[0], 'the scheduler is near its file descriptor limit: the oldest handshake of the busiest address dropped for a newcomer')
+  t.true(sockets.slice(0, 5).every((s) => s.destroyed) && !sockets.slice(5, 10).some((s) => s.destroyed), 'the oldest went')
+  // A worker from another address gets in, and the flood sheds its own handshakes, not the worker's.
+  t.true(tight.admit(lone.sockets[0]))
+  for (const s of sockets.slice(10)) t.true(tight.admit(s))
+  t.false(lone.sockets[0].destroyed)
+  t.is(tight.pending, 5)
+  // With no room and nothing to shed, a newcomer is refused.
+  const full = new Admission({ perPeer: 1000, total: 1000, reserveFds: 0, maxFds: openNow() }, (_s, why) => refused.push(why))
+  const before = refused.length
+  t.false(full.admit(sockets[19]))
+  t.deepEqual(refused.slice(before), ['the scheduler is near its file descriptor limit'])
 })

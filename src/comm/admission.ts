@@ -4,8 +4,8 @@
 // scheduler can neither take a real worker nor fork a replacement for a dead
 // one. So: a cap per peer address and in total, the oldest dropped first
 // (an honest peer's handshake takes a round trip, a stalled one is the
-// oldest), and new strangers refused outright while the process is near its
-// descriptor limit, keeping a reserve for its own work.
+// oldest), and near its descriptor limit (a reserve kept for its own work)
+// a newcomer admitted only in place of the busiest address's oldest.
 
 import { readdirSync, readFileSync } from 'node:fs'
 import type { Socket } from 'node:net'
@@ -75,9 +75,16 @@ export class Admission {
    */
   admit(socket: Socket): boolean {
     if (this.#nearLimit()) {
-      this.onDrop(socket, 'the scheduler is near its file descriptor limit')
-      socket.destroy()
-      return false
+      // A descriptor for a descriptor: the address with the most handshakes
+      // in progress gives up its oldest, so a flood from a few addresses
+      // cannot keep a worker from another out, as refusing every newcomer would.
+      const shed = this.#busiestOldest()
+      if (!shed) {
+        this.onDrop(socket, 'the scheduler is near its file descriptor limit')
+        socket.destroy()
+        return false
+      }
+      this.#drop(shed, 'the scheduler is near its file descriptor limit: the oldest handshake of the busiest address dropped for a newcomer')
     }
     const peer = socket.remoteAddress ?? '?'
     this.#pending.set(socket, peer)
@@ -97,6 +104,13 @@ export class Admission {
     const same = this.#perPeer.get(peer)!
     same.splice(same.indexOf(socket), 1)
     if (!same.length) this.#perPeer.delete(peer)
+  }
+
+  /** The oldest handshake of the address with the most in progress, where it has more than one. */
+  #busiestOldest(): Socket | undefined {
+    let most: Socket[] | undefined
+    for (const same of this.#perPeer.values()) if (!most || same.length > most.length) most = same
+    return most && most.length > 1 ? most[0] : undefined
   }
 
   #drop(socket: Socket, reason: string): void {
