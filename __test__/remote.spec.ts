@@ -95,7 +95,9 @@ test('a worker without the cluster’s secret is refused and logged; one of anot
   const w = worker(['--scheduler', address, '--secret-file', bad, ...SIZE])
   const end = await w.exited
   t.is(end.code, 1, end.stderr)
-  t.regex(end.stderr, /closed the connection during the handshake: this worker's secret is probably not the cluster's/)
+  // The scheduler says the proof failed, so the worker knows it is the secret, and does not try again.
+  t.regex(end.stderr, /refused this worker's proof of the cluster secret: this worker's secret is not the cluster's \(use the FILE\.secret written beside the scheduler file\)/)
+  t.notRegex(end.stderr, /dropped/)
   t.true(logged.some((l) => /refused a worker connection from 127\.0\.0\.1:\d+: peer does not hold the cluster secret/.test(l)), logged.join('\n'))
 
   // Another version: the right secret, a hello from spillway 0.0.0-other.

@@ -4,8 +4,8 @@
 // scheduler can neither take a real worker nor fork a replacement for a dead
 // one. So: a cap per peer address and in total, the oldest dropped first
 // (an honest peer's handshake takes a round trip, a stalled one is the
-// oldest), and new strangers refused outright while the process is near its
-// descriptor limit, keeping a reserve for its own work.
+// oldest), and near its descriptor limit (a reserve kept for its own work)
+// a newcomer admitted only in place of the busiest address's oldest.
 
 import { readdirSync, readFileSync } from 'node:fs'
 import type { Socket } from 'node:net'
@@ -17,6 +17,8 @@ export interface AdmissionLimits {
   total: number
   /** Descriptors kept free for the process's own work; undefined picks one from the limit. */
   reserveFds?: number
+  /** The descriptor limit to keep under; undefined reads this process's (RLIMIT_NOFILE). */
+  maxFds?: number
 }
 
 export const DEFAULT_ADMISSION: AdmissionLimits = { perPeer: 16, total: 128 }
@@ -46,17 +48,19 @@ export class Admission {
   /** Insertion order is age: the first entry is the oldest. */
   readonly #pending = new Map<Socket, string>()
   readonly #perPeer = new Map<string, Socket[]>()
-  readonly #limit = descriptorLimit()
+  readonly #limit: number | undefined
   readonly #reserve: number
   #counted = 0
   #countedAt = -Infinity
-  #admittedSince = 0
+  /** Handshakes in progress at the last count. */
+  #pendingAtCount = 0
 
   constructor(
     private readonly limits: AdmissionLimits = DEFAULT_ADMISSION,
     /** Told of each connection dropped or refused here, with a reason fit for a summary. */
     private readonly onDrop: (socket: Socket, reason: string) => void,
   ) {
+    this.#limit = limits.maxFds ?? descriptorLimit()
     this.#reserve = limits.reserveFds ?? (this.#limit ? Math.max(64, Math.floor(this.#limit / 8)) : 0)
   }
 
@@ -71,13 +75,19 @@ export class Admission {
    */
   admit(socket: Socket): boolean {
     if (this.#nearLimit()) {
-      this.onDrop(socket, 'the scheduler is near its file descriptor limit')
-      socket.destroy()
-      return false
+      // A descriptor for a descriptor: the address with the most handshakes
+      // in progress gives up its oldest, so a flood from a few addresses
+      // cannot keep a worker from another out, as refusing every newcomer would.
+      const shed = this.#busiestOldest()
+      if (!shed) {
+        this.onDrop(socket, 'the scheduler is near its file descriptor limit')
+        socket.destroy()
+        return false
+      }
+      this.#drop(shed, 'the scheduler is near its file descriptor limit: the oldest handshake of the busiest address dropped for a newcomer')
     }
     const peer = socket.remoteAddress ?? '?'
     this.#pending.set(socket, peer)
-    this.#admittedSince++
     let same = this.#perPeer.get(peer)
     if (!same) this.#perPeer.set(peer, (same = []))
     same.push(socket)
@@ -96,6 +106,13 @@ export class Admission {
     if (!same.length) this.#perPeer.delete(peer)
   }
 
+  /** The oldest handshake of the address with the most in progress, where it has more than one. */
+  #busiestOldest(): Socket | undefined {
+    let most: Socket[] | undefined
+    for (const same of this.#perPeer.values()) if (!most || same.length > most.length) most = same
+    return most && most.length > 1 ? most[0] : undefined
+  }
+
   #drop(socket: Socket, reason: string): void {
     this.done(socket)
     this.onDrop(socket, reason)
@@ -110,9 +127,13 @@ export class Admission {
       if (n === undefined) return false
       this.#counted = n
       this.#countedAt = now
-      this.#admittedSince = 0
+      this.#pendingAtCount = this.#pending.size
     }
-    // Between counts, each admitted connection is taken to hold one more.
-    return this.#counted + this.#admittedSince >= this.#limit - this.#reserve
+    // Between counts the handshakes in progress are known exactly and the
+    // rest taken to stay as counted. Counting every admission as one more
+    // held descriptor would be wrong under a flood: the caps drop as many as
+    // are admitted, and thousands a second would pass the limit on paper
+    // within a count and refuse every newcomer (a real worker too) until the next.
+    return this.#counted - this.#pendingAtCount + this.#pending.size >= this.#limit - this.#reserve
   }
 }

@@ -2,7 +2,10 @@
 // the peer is decoded: each side proves it holds the cluster's secret by an
 // HMAC over both nonces, compared in constant time. Fixed-size reads only, so
 // a stranger can make us parse nothing. The version byte refuses a peer of
-// another wire format with a clear error.
+// another wire format with a clear error. A proof that fails is answered
+// with a fixed refusal in place of our proof before the close: it tells the
+// peer only what the close would, but lets a worker tell a wrong secret from
+// a connection dropped under load (which it should try again).
 
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Socket } from 'node:net'
@@ -12,6 +15,8 @@ const MAGIC = Buffer.from('SPWY')
 export const WIRE_VERSION = 1
 const NONCE = 32
 const MAC = 32
+/** Sent in place of the server's proof when the peer's failed; an HMAC equal to it is a 2^-256 chance. */
+const REFUSED = Buffer.concat([Buffer.from('SPWY proof refused'), Buffer.alloc(MAC - 18)])
 
 function mac(secret: Buffer, role: string, a: Buffer, b: Buffer): Buffer {
   return createHmac('sha256', secret).update(role).update(a).update(b).digest()
@@ -66,6 +71,7 @@ export async function acceptHandshake(socket: Socket, secret: Buffer, timeoutMs 
   const theirs = checkHello(bytes.subarray(0, 5 + NONCE))
   const proof = bytes.subarray(5 + NONCE)
   if (!timingSafeEqual(proof, mac(secret, 'client', ours, theirs))) {
+    socket.write(REFUSED)
     throw new SpillwayError('ERR_SPILLWAY_AUTH', 'peer does not hold the cluster secret')
   }
   socket.write(mac(secret, 'server', theirs, ours))
@@ -81,6 +87,9 @@ export async function offerHandshake(socket: Socket, secret: Buffer, timeoutMs =
   const { bytes, rest } = await readExact(socket, MAC, timeoutMs)
   // Bytes the server sent early would have come in `first.rest`: it sends nothing unasked.
   if (first.rest.length) throw new SpillwayError('ERR_SPILLWAY_AUTH', 'peer sent data before the handshake ended')
+  if (bytes.equals(REFUSED)) {
+    throw new SpillwayError('ERR_SPILLWAY_AUTH', "peer refused this process's proof: the secret it was given is not the peer's", { refused: true })
+  }
   if (!timingSafeEqual(bytes, mac(secret, 'server', ours, theirs))) {
     throw new SpillwayError('ERR_SPILLWAY_AUTH', 'peer does not hold the cluster secret')
   }

@@ -2,6 +2,8 @@
 // (and check the scheduler does), say hello, and wait to be welcomed. The
 // channel it returns carries the same messages as a local worker's IPC.
 
+import type { Socket } from 'node:net'
+import { backoff, type Backoff } from '../base/backoff'
 import { isErrorCode, SpillwayError } from '../base/errors'
 import { VERSION } from '../base/version'
 import { dial, type TlsFiles } from './address'
@@ -29,33 +31,68 @@ export const EXIT_CONFIG = 5
 /** Retired by the scheduler (its values moved to other workers): its nanny stops. */
 export const EXIT_RETIRED = 6
 
+/**
+ * Why a handshake failed for good: another wire version, a peer that is no
+ * spillway endpoint, or a scheduler that said our proof is wrong. Anything
+ * else (a close, a reset, silence) is what a scheduler shedding connections
+ * under load looks like, and is worth another try.
+ */
+function lasting(e: any): boolean {
+  return e?.code === 'ERR_SPILLWAY_VERSION' || e?.details?.refused === true || /not a spillway endpoint|sent data before/.test(e?.message ?? '')
+}
+
+/**
+ * Dials and passes the handshake. A handshake cut short (the scheduler
+ * refused the connection or dropped it under load) is tried again, each
+ * wait longer and jittered, until `timeoutMs` has passed since the first
+ * try; a scheduler out of reach is told to the nanny at once (it tries
+ * again, reading the scheduler file afresh, until its death timeout).
+ */
+async function handshake(scheduler: string, secret: Buffer, timeoutMs: number, tls: TlsFiles, wait: Backoff): Promise<{ socket: Socket; rest: Buffer }> {
+  const start = Date.now()
+  for (;;) {
+    let socket: Socket
+    try {
+      socket = await dial(scheduler, 10_000, tls)
+    } catch (e: any) {
+      if (/certificate|SSL|TLS|self.signed/i.test(e.message)) {
+        throw new SpillwayError('ERR_SPILLWAY_AUTH', `the scheduler at ${scheduler} failed the TLS handshake: ${e.message} (give the workers the CA that signed its certificate: --tls-ca)`, { scheduler })
+      }
+      throw new SpillwayError('ERR_SPILLWAY_NO_SCHEDULER', `cannot reach the scheduler at ${scheduler}: ${e.message}`, { scheduler })
+    }
+    try {
+      const left = start + timeoutMs - Date.now()
+      return { socket, rest: await offerHandshake(socket, secret, Math.max(1000, Math.min(10_000, left))) }
+    } catch (e: any) {
+      socket.destroy()
+      if (e?.details?.refused === true) {
+        throw new SpillwayError('ERR_SPILLWAY_AUTH', `the scheduler at ${scheduler} refused this worker's proof of the cluster secret: this worker's secret is not the cluster's (use the FILE.secret written beside the scheduler file)`, { scheduler })
+      }
+      if (lasting(e)) throw e
+      const pause = wait.next()
+      const spent = Date.now() - start
+      if (spent + pause > timeoutMs) {
+        throw new SpillwayError(
+          'ERR_SPILLWAY_NO_SCHEDULER',
+          `the scheduler at ${scheduler} refused or dropped this worker's handshake ${wait.failures} times in ${Math.round(spent / 1000)} s (last: ${e.message}): it sheds connections it cannot take (a flood of connections, its file descriptor limit), and its log says which`,
+          { scheduler, tries: wait.failures, reason: 'dropped' },
+        )
+      }
+      await new Promise((r) => setTimeout(r, pause))
+    }
+  }
+}
+
 export async function joinScheduler(
   scheduler: string,
   secret: Buffer,
   hello: Omit<Hello, 'kind' | 'version'>,
+  /** How long the handshake is tried again when cut, and then how long the welcome may take. */
   timeoutMs = 30_000,
   tls: TlsFiles = {},
+  wait: Backoff = backoff(),
 ): Promise<{ transport: SocketTransport<SchedulerToWorker, WorkerToScheduler>; ttlMs: number }> {
-  let socket
-  try {
-    socket = await dial(scheduler, 10_000, tls)
-  } catch (e: any) {
-    if (/certificate|SSL|TLS|self.signed/i.test(e.message)) {
-      throw new SpillwayError('ERR_SPILLWAY_AUTH', `the scheduler at ${scheduler} failed the TLS handshake: ${e.message} (give the workers the CA that signed its certificate: --tls-ca)`, { scheduler })
-    }
-    throw new SpillwayError('ERR_SPILLWAY_NO_SCHEDULER', `cannot reach the scheduler at ${scheduler}: ${e.message}`, { scheduler })
-  }
-  let rest: Buffer
-  try {
-    rest = await offerHandshake(socket, secret)
-  } catch (e: any) {
-    socket.destroy()
-    // The scheduler drops a peer whose proof fails without a word (it tells a stranger nothing).
-    if (e.code === 'ERR_SPILLWAY_AUTH' && /closed/.test(e.message)) {
-      throw new SpillwayError('ERR_SPILLWAY_AUTH', `the scheduler at ${scheduler} closed the connection during the handshake: this worker's secret is probably not the cluster's (use the FILE.secret written beside the scheduler file)`, { scheduler })
-    }
-    throw e
-  }
+  const { socket, rest } = await handshake(scheduler, secret, timeoutMs, tls, wait)
   const t = new SocketTransport<Welcome | SchedulerToWorker, Hello | WorkerToScheduler>(socket, rest)
   t.send({ kind: 'hello', version: VERSION, ...hello })
   const w = (await t.next(timeoutMs)) as Welcome
