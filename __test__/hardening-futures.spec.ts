@@ -7,7 +7,7 @@ import test from 'ava'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { clusterReport, setupClient, SpillwayError, wait, type Client } from 'spillway'
+import { bag, clusterReport, random, setupClient, SpillwayError, wait, type Client } from 'spillway'
 import { alive, cluster, until } from './cluster-helpers'
 
 const FIX = join(__dirname, 'fixtures', 'tasks')
@@ -101,6 +101,26 @@ test.serial('a failed key submitted again is a new generation: the old Future st
   newer.retry()
   t.is(await newer.result(), 'second try works')
   t.is(older.status, 'error')
+})
+
+test.serial('an array or bag persisted before restart and released after leaves the same keys persisted again alone', async (t) => {
+  const { client } = await cluster(t)
+  const arr = random.random([40_000], { chunks: 10_000, seed: 3 })
+  const items = bag.fromSequence([1, 2, 3, 4, 5, 6], { npartitions: 3 })
+  const oldArr = await client.persist(arr)
+  const oldBag = await client.persist(items)
+  const expected = await client.compute(oldArr.sum())
+  await client.restart()
+  const newArr = await client.persist(arr)
+  const newBag = await client.persist(items)
+  oldArr.release()
+  oldBag.release()
+  for (const k of [...arr.keys(), ...items.keys()]) t.is(client.scheduler.tasks.get(k)?.refs, 1, k)
+  t.is(await client.compute(newArr.sum()), expected)
+  t.deepEqual(await client.compute(newBag), [1, 2, 3, 4, 5, 6])
+  newArr.release()
+  newBag.release()
+  t.deepEqual(await client.whoHas(), {})
 })
 
 test.serial('100 concurrent restarts share one: no MaxListenersExceededWarning, each worker restarted once, not counted as lost', async (t) => {
