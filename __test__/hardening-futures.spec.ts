@@ -103,6 +103,13 @@ test.serial('a failed key submitted again is a new generation: the old Future st
   t.is(older.status, 'error')
 })
 
+test.serial("a task's own client keeps generations apart: its failed sub-task key submitted again, the old Future released, the new value stays", async (t) => {
+  const { client } = await cluster(t)
+  const f = client.submit({ module: join(FIX, 'generations.mjs'), name: 'resubmit' }, [], { pure: false })
+  t.deepEqual(await f.result(), { firstStatus: 'error', value: 2, secondStatus: 'finished', again: 2 })
+  await until(() => !client.scheduler.tasks.has('sub-again'), 10_000, "the task's holds to be let go of")
+})
+
 test.serial('an array or bag persisted before restart and released after leaves the same keys persisted again alone', async (t) => {
   const { client } = await cluster(t)
   const arr = random.random([40_000], { chunks: 10_000, seed: 3 })
