@@ -86,7 +86,7 @@ export class Client {
     this.#submitGraph(tasks)
     const bound = array.withOwner({
       waitFor: (keys) => this.scheduler.waitFor(keys),
-      release: (keys) => this.scheduler.release(keys),
+      release: this.#releaser(array.keys()),
     })
     if (options.progress && !this.silenceLogs) {
       // In the background: persist still resolves once the tasks are submitted.
@@ -151,10 +151,28 @@ export class Client {
     this.scheduler.submit(shufflesOf(this.scheduler).prepare(subs))
   }
 
+  /**
+   * Lets go of `keys` as they are held now, when asked later: a key made
+   * again since (after client.restart(), or after it failed) is another
+   * generation, another holder's to let go of.
+   */
+  #releaser(keys: string[]): (ks: string[]) => void {
+    const held = new Map(keys.map((k) => [k, this.scheduler.tasks.get(k)]))
+    return (ks) => {
+      if (this.scheduler.closed) return
+      const current = ks.filter((k) => {
+        let t = held.get(k)
+        while (t?.successor) t = t.successor
+        return t !== undefined && this.scheduler.tasks.get(k) === t
+      })
+      if (current.length) this.scheduler.release(current)
+    }
+  }
+
   async #persistBag<T>(bag: Bag<T>, options: ProgressOption): Promise<Bag<T>> {
     this.#submitGraph(bag.tasks(true))
     const keys = bag.keys()
-    const bound = bag.materialized({ release: (ks) => this.scheduler.closed || this.scheduler.release(ks) })
+    const bound = bag.materialized({ release: this.#releaser(keys) })
     if (options.progress && !this.silenceLogs) void withProgress(this, keys, () => this.scheduler.waitFor(keys), { label: 'persist' }).catch(() => {})
     return bound
   }

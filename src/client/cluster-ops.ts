@@ -89,12 +89,11 @@ export async function runOnWorkers(s: Scheduler, fn: TaskFunction, args: unknown
 
 /**
  * Kills every worker and starts it afresh, as Dask's restart: every task is
- * cancelled first (their Futures then say 'cancelled'), scattered values
- * included. Resolves once the workers are back.
+ * cancelled and forgotten first (their Futures then say 'cancelled', failed
+ * ones included), scattered values too. Resolves once the workers are back.
  */
 export async function restart(cluster: LocalCluster, timeoutMs?: number): Promise<void> {
-  const s = cluster.scheduler
-  s.cancel([...s.tasks.keys()])
+  cluster.scheduler.cancelAndForgetAll(': client.restart() restarted the cluster')
   await cluster.restartWorkers(timeoutMs)
 }
 
@@ -107,7 +106,9 @@ export async function retire(s: Scheduler, workers: string[], options: RetireOpt
   return s.retireWorkers(picked, options)
 }
 
-export function rebalanceValues(s: Scheduler, keys?: string[]): Promise<RebalanceResult> {
+/** As Dask's Client.rebalance: the values of `keys` still being computed are waited for first (one that fails is left out). */
+export async function rebalanceValues(s: Scheduler, keys?: string[]): Promise<RebalanceResult> {
+  if (keys) await Promise.all(keys.map((k) => s.tasks.get(k)?.whenDone()))
   return rebalance(s, keys ? new Set(keys) : undefined)
 }
 

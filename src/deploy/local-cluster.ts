@@ -217,7 +217,10 @@ export class LocalCluster {
   async restartWorkers(timeoutMs = 60_000): Promise<void> {
     const before = this.scheduler.workers.size
     const local = new Set(this.nannies.map((n) => n.worker))
-    for (const w of this.scheduler.workers.values()) if (!local.has(w)) w.restart?.('restarted by client.restart()')
+    for (const w of this.scheduler.workers.values()) {
+      w.expectedExit = true
+      if (!local.has(w)) w.restart?.('restarted by client.restart()')
+    }
     const back = Promise.all(this.nannies.map((n) => n.restartWorker())).then(async () => {
       while (this.scheduler.workers.size < before && !this.closed) await new Promise((r) => setTimeout(r, 50))
     })

@@ -75,8 +75,9 @@ export class Nanny {
   /** Set by restartWorker(): the next exit is asked for, not a crash. */
   #restartAsked = false
   #restartTimer: NodeJS.Timeout | undefined
-  /** Ends a restartWorker() wait (the nanny closed or gave up first). */
+  /** Ends a restartWorker() wait (the new worker registered, or the nanny closed or gave up first). */
   #restarted: (() => void) | undefined
+  #restarting: Promise<void> | undefined
   restarts = 0
   kills = 0
 
@@ -161,6 +162,7 @@ export class Nanny {
     this.#handle = handle
     this.#watchMemory(handle, child)
     this.scheduler.addWorker(handle)
+    this.#restarted?.()
     return handle
   }
 
@@ -203,24 +205,27 @@ export class Nanny {
     }, delay)
   }
 
-  /** Kills the worker and starts a fresh one at once (client.restart()); resolves once the new one is registered. */
-  async restartWorker(): Promise<void> {
+  /**
+   * Kills the worker and starts a fresh one at once (client.restart());
+   * resolves once the new one is registered. Calls while one is under way
+   * share it: one kill, one wait (no listener per call).
+   */
+  restartWorker(): Promise<void> {
+    if (this.#restarting) return this.#restarting
     const old = this.#handle
-    if (this.#closing || this.#gaveUp || !old?.alive || !this.#child) return
-    const back = new Promise<void>((resolve) => {
-      const done = () => {
-        this.scheduler.off('worker-added', added)
+    if (this.#closing || this.#gaveUp || !old?.alive || !this.#child) return Promise.resolve()
+    this.#restarting = new Promise<void>((resolve) => {
+      // Called once the next incarnation registers, or the nanny closes or gives up first.
+      this.#restarted = () => {
         this.#restarted = undefined
+        this.#restarting = undefined
         resolve()
       }
-      const added = (w: WorkerHandle) => w.name === old.name && w !== old && done()
-      this.scheduler.on('worker-added', added)
-      // Closed or given up before the new one registers: nothing more to wait for.
-      this.#restarted = done
     })
+    old.expectedExit = true
     this.#restartAsked = true
     this.#child.kill('SIGKILL')
-    await back
+    return this.#restarting
   }
 
   /** Stops for good, saying so: work only this worker could run fails with a coded error. */

@@ -45,13 +45,18 @@ export class FutureEngine implements FutureOwner, Submitter {
     return Promise.race([p, this.#closed])
   }
 
-  record(key: string): TaskRecord | undefined {
-    return this.scheduler.tasks.get(key)
+  record(key: string, share: Share): TaskRecord | undefined {
+    return (share.record as TaskRecord | undefined) ?? this.scheduler.tasks.get(key)
+  }
+
+  isCurrent(key: string, share: Share): boolean {
+    return share.record !== undefined && this.scheduler.tasks.get(key) === share.record
   }
 
   share(key: string): Share {
+    const t = this.scheduler.tasks.get(key)
     let s = this.#shares.get(key)
-    if (!s) this.#shares.set(key, (s = new Share()))
+    if (!s || s.record !== t) this.#shares.set(key, (s = new Share(t)))
     s.holds++
     return s
   }
@@ -59,8 +64,9 @@ export class FutureEngine implements FutureOwner, Submitter {
   release(key: string, share: Share): void {
     share.holds--
     if (share.holds <= 0 && this.#shares.get(key) === share) this.#shares.delete(key)
-    // A cancelled share let go of all its holds when it was cancelled.
-    if (!share.cancelled && !this.scheduler.closed) this.scheduler.release([key])
+    // A cancelled share let go of all its holds when it was cancelled; one
+    // of an earlier generation holds nothing the key has now.
+    if (!share.cancelled && !this.scheduler.closed && this.isCurrent(key, share)) this.scheduler.release([key])
   }
 
   /**
@@ -72,9 +78,9 @@ export class FutureEngine implements FutureOwner, Submitter {
     if (this.scheduler.closed) return
     const everywhere: string[] = []
     for (const key of keys) {
-      const share = this.#shares.get(key)
       const t = this.scheduler.tasks.get(key)
-      if (!share || !t || t.refs <= share.holds || t.state === 'erred') {
+      const share = this.#shares.get(key)
+      if (!share || !t || share.record !== t || t.refs <= share.holds || t.state === 'erred') {
         everywhere.push(key)
         continue
       }

@@ -17,6 +17,23 @@ export class Share {
   holds = 0
   cancelled: SpillwayError | undefined
   readonly #waiting = new Set<(e: SpillwayError) => void>()
+  #record: KeyRecord | undefined
+
+  /**
+   * `record`: the generation of the key this share holds. A key submitted
+   * again after it failed, or after client.restart(), is a new record: the
+   * old Futures keep reading (and releasing) the old one, as Dask's
+   * generations of a key stay apart.
+   */
+  constructor(record?: KeyRecord) {
+    this.#record = record
+  }
+
+  /** The record this share holds, or the one a retry put in its place. */
+  get record(): KeyRecord | undefined {
+    while (this.#record?.successor) this.#record = this.#record.successor
+    return this.#record
+  }
 
   cancel(e: SpillwayError): void {
     this.cancelled = e
@@ -35,17 +52,20 @@ export class Share {
 }
 
 /** What a Future reads of its key: the scheduler's record, or a task client's view of it. */
-export type KeyRecord = Pick<TaskRecord, 'state' | 'error' | 'whenInMemory'>
+export type KeyRecord = Pick<TaskRecord, 'state' | 'error' | 'whenInMemory'> & { readonly successor?: KeyRecord }
 
 /** What a Future needs from the client that made it. */
 export interface FutureOwner {
   readonly id: string
-  record(key: string): KeyRecord | undefined
+  /** `share`'s record while the owner can read it (undefined once its client or task has ended). */
+  record(key: string, share: Share): KeyRecord | undefined
   fetch(key: string): Promise<unknown>
   cancel(keys: string[]): void
-  /** One more Future of `key`: the client's share of it. */
+  /** One more Future of `key`: the client's share of its current generation. */
   share(key: string): Share
   release(key: string, share: Share): void
+  /** Whether `share` holds the key's current generation. */
+  isCurrent(key: string, share: Share): boolean
   /** `p`, or the owner's ClusterClosedError should it close first: nothing waits on a closed client. */
   unlessClosed<T>(p: Promise<T>): Promise<T>
   /** The cluster holds `key` itself until its task is done (fireAndForget). */
@@ -76,7 +96,16 @@ export class Future<T = any> {
 
   /** The record while this Future holds its key. */
   #record(): KeyRecord | undefined {
-    return this.#released || this.#share.cancelled ? undefined : this.owner.record(this.key)
+    return this.#released || this.#share.cancelled ? undefined : this.owner.record(this.key, this.#share)
+  }
+
+  /**
+   * Whether this Future holds the key's current generation: false for one
+   * made before the key was submitted again (after it failed, or after
+   * client.restart()), whose task ended for good.
+   */
+  get current(): boolean {
+    return !this.#released && !this.#share.cancelled && this.owner.isCurrent(this.key, this.#share)
   }
 
   get released(): boolean {
@@ -132,7 +161,8 @@ export class Future<T = any> {
 
   /** Drops queued work, aborts running work (its taskContext().signal), fails dependents with ERR_SPILLWAY_CANCELLED. */
   cancel(): void {
-    if (!this.#released) this.owner.cancel([this.key])
+    // An earlier generation has ended (failed or cancelled): its key's cancel is the new generation's.
+    if (this.current) this.owner.cancel([this.key])
   }
 
   /**
@@ -146,6 +176,9 @@ export class Future<T = any> {
       throw new ArgumentError([{ field: 'future', value: this.key, allowed: 'a Future whose task failed or was cancelled on the cluster (this client let go of a key other clients hold: submit it again)' }], 'retry')
     }
     this.#live()
+    if (!this.current) {
+      throw new ArgumentError([{ field: 'future', value: this.key, allowed: 'a Future of the key as it is now (this one was made before the key was submitted again, or before client.restart(): use the new Future)' }], 'retry')
+    }
     this.owner.retry([this.key])
   }
 

@@ -42,5 +42,6 @@ export function retryErred(scheduler: Scheduler, keys: string[]): void {
     ])
     // submit held it once for us; the old record's holders (Futures, or none for an input) hold it instead.
     fresh.refs += old.refs - 1
+    old.successor = fresh
   }
 }

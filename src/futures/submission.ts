@@ -76,7 +76,13 @@ export function futureSlots(by: Submitter, value: unknown, field: string, cancel
       throw item.cancelledError
     }
     if (item.owner !== by.owner) throw new ArgumentError([{ field: at, value: item.key, allowed: 'a Future of this client (Futures do not move between clients)' }], 'task arguments')
-    if (item.released || !by.holds(item.key)) throw new ArgumentError([{ field: at, value: item.key, allowed: 'a Future that is still held (this one was released)' }], 'task arguments')
+    if (item.released) throw new ArgumentError([{ field: at, value: item.key, allowed: 'a Future that is still held (this one was released)' }], 'task arguments')
+    // Its key's value now is another generation's, not what this Future stood for.
+    if (!item.current) {
+      if (cancelledOk) continue
+      throw new ArgumentError([{ field: at, value: item.key, allowed: 'a Future of the key as it is now (this one was made before client.restart(), or before its key was submitted again)' }], 'task arguments')
+    }
+    if (!by.holds(item.key)) throw new ArgumentError([{ field: at, value: item.key, allowed: 'a Future that is still held (this one was released)' }], 'task arguments')
   }
   return found
 }

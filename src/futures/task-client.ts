@@ -97,8 +97,12 @@ export class TaskClient implements FutureOwner, Submitter {
 
   holds = (key: string): boolean => !this.services.ended && this.#shares.has(key)
 
-  record(key: string): KeyRecord | undefined {
-    return this.services.ended ? undefined : this.#views.get(key)
+  record(_key: string, share: Share): KeyRecord | undefined {
+    return this.services.ended ? undefined : share.record
+  }
+
+  isCurrent(key: string, share: Share): boolean {
+    return !this.services.ended && share.record !== undefined && this.#views.get(key) === share.record
   }
 
   #ask = async (key: string): Promise<KeyOutcome> => {
@@ -107,23 +111,24 @@ export class TaskClient implements FutureOwner, Submitter {
   }
 
   share(key: string): Share {
+    let v = this.#views.get(key)
+    if (!v) this.#views.set(key, (v = new KeyView(key, this.#ask)))
     let s = this.#shares.get(key)
-    if (!s) {
-      this.#shares.set(key, (s = new Share()))
-      if (!this.#views.has(key)) this.#views.set(key, new KeyView(key, this.#ask))
-    }
+    if (!s || s.record !== v) this.#shares.set(key, (s = new Share(v)))
     s.holds++
     return s
   }
 
   release(key: string, share: Share): void {
+    // The scheduler counts the run's holds on the key's current record alone: an earlier generation's were dropped when it was submitted again.
+    const current = this.isCurrent(key, share)
     share.holds--
     if (share.holds <= 0 && this.#shares.get(key) === share) {
       this.#shares.delete(key)
       this.#views.delete(key)
     }
     // Once the task has returned, the scheduler let go of everything it held.
-    if (!share.cancelled && !this.services.ended) this.services.tell({ op: 'release', run: this.services.run, keys: [key] })
+    if (!share.cancelled && current) this.services.tell({ op: 'release', run: this.services.run, keys: [key] })
   }
 
   cancel(keys: string[]): void {

@@ -14,8 +14,27 @@ export function allowed(w: WorkerHandle, t: TaskRecord): boolean {
   return !t.restrict || t.restrict.has(w.address) || t.restrict.has(w.name)
 }
 
+const takesData = (w: WorkerHandle) => w.alive && !w.unresponsive && w.status === 'running'
+const scatterTurns = new WeakMap<object, number>()
+
+/**
+ * Where a scattered value goes: the workers in turn, carrying on from the
+ * cluster's last scatter (Dask's round robin), so 100 values over 10
+ * workers are 10 on each; only those `t` may go to, and none paused.
+ */
+export function scatterTarget(cluster: object, workers: Iterable<WorkerHandle>, t: TaskRecord): WorkerHandle | undefined {
+  const open = [...workers].filter((w) => takesData(w) && allowed(w, t))
+  if (!open.length) return undefined
+  const turn = scatterTurns.get(cluster) ?? 0
+  scatterTurns.set(cluster, turn + 1)
+  return open[turn % open.length]
+}
+
 /** A worker, 'later' (wait for a busy one), or 'none' (no worker can take anything now). */
 export function pickWorker(workers: Iterable<WorkerHandle>, t: TaskRecord): WorkerHandle | 'later' | 'none' {
+  // A value put on its worker takes none of its threads: it goes where its turn said, unless that worker cannot take it now.
+  if (t.preferred && takesData(t.preferred) && allowed(t.preferred, t)) return t.preferred
+  t.preferred = undefined
   let best: WorkerHandle | undefined
   let bestIdle = false
   let bestLoad = Infinity

@@ -87,6 +87,7 @@ export function retireAsked(host: RetireHost, w: WorkerHandle, reason: string): 
 
 async function stop(w: WorkerHandle): Promise<void> {
   if (!w.alive) return
+  w.expectedExit = true
   if (w.close) return w.close()
   await w.rpc.request({ op: 'close' }).catch(() => {})
 }

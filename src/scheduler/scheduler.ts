@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events'
 import { ClusterClosedError, KilledWorkerError, SpillwayError } from '../base/errors'
 import type { ValueFormat } from '../wire/values'
 import type { ReducePartial } from '../native/spill-buffer'
-import { pickWorker, runRequest } from './placement'
+import { pickWorker, runRequest, scatterTarget } from './placement'
 import type { RunResult, Thresholds, WorkerMetrics } from '../wire/protocol'
 import { reduceWhereHeld } from './reductions'
 import { WorkerLostError } from '../comm/rpc'
@@ -24,6 +24,7 @@ import { missingInputs } from './peer-gone'
 import { onHeartbeat } from './heartbeat'
 import { forgetReplicasOn, promoteReplica } from './replicas'
 import { retireAsked, retireWorkers, type RetireOptions, type RetireReport } from './retire'
+import { cancelAndForgetAll } from './restart-tasks'
 
 export type { TaskSubmission } from './state'
 export { MAX_RECOMPUTES } from './reductions'
@@ -76,7 +77,7 @@ export class Scheduler extends EventEmitter {
     if (!w.alive) return
     w.alive = false
     this.workers.delete(w.address)
-    this.lostWorkers++
+    if (!w.expectedExit) this.lostWorkers++
     for (const t of w.processing) {
       t.suspicious++
       t.lastWorker = w.address
@@ -167,6 +168,7 @@ export class Scheduler extends EventEmitter {
     t.restrict = options.workers?.length ? new Set(options.workers) : undefined
     const unmet = this.#restrictions.unmet(t)
     if (unmet) throw unmet
+    t.preferred = scatterTarget(this, this.workers.values(), t)
     t.refs++
     this.tasks.set(key, t)
     this.totalTasks++
@@ -312,12 +314,12 @@ export class Scheduler extends EventEmitter {
     if (t.refs === 0 && t.dependents.size === 0) this.#life.forget(t)
   }
 
-  /** Cancels keys: queued work dropped, running work aborted, dependents failed with ERR_SPILLWAY_CANCELLED. */
-  cancel(keys: string[]): void {
+  /** Cancels keys: queued work dropped, running work aborted, dependents failed with ERR_SPILLWAY_CANCELLED. `because` ends its message. */
+  cancel(keys: string[], because = ''): void {
     for (const k of keys) {
       const t = this.tasks.get(k)
       if (!t || t.state === 'erred') continue
-      const err = new SpillwayError('ERR_SPILLWAY_CANCELLED', `task ${JSON.stringify(k)} was cancelled`, { key: k })
+      const err = new SpillwayError('ERR_SPILLWAY_CANCELLED', `task ${JSON.stringify(k)} was cancelled${because}`, { key: k })
       const w = t.worker
       if (w && t.state === 'processing') {
         w.rpc.request({ op: 'cancel', key: k }).catch(() => {})
@@ -328,6 +330,9 @@ export class Scheduler extends EventEmitter {
     }
     this.pump()
   }
+
+  /** client.restart(): every task cancelled, failed ones too, and forgotten (restart-tasks.ts). */
+  cancelAndForgetAll = (because: string): void => cancelAndForgetAll(this, because, (t) => this.#life.forget(t))
 
   /**
    * Reduces each key where it lives, in batches per worker, recomputing the

@@ -56,6 +56,10 @@ export class TaskRecord {
   sent: { inputs?: Inputs } | undefined
   /** Workers holding a copy besides `worker` (replicate, broadcast): one takes over should `worker` be lost. */
   replicas: Set<WorkerHandle> | undefined
+  /** The record a retry put in its place: its Futures read that run (a key merely submitted again is another generation). */
+  successor: TaskRecord | undefined
+  /** Where a scattered value goes first (Dask's round robin over the workers); anywhere once that worker is gone. */
+  preferred: WorkerHandle | undefined
 
   constructor(
     readonly key: string,
@@ -148,6 +152,8 @@ export class WorkerHandle {
 
   /** Its channel closed and its exit status is not in yet: it takes nothing more. */
   closing = false
+  /** Its end was asked for (retired, restarted by client.restart()): not counted among lost workers (Dask's remove_worker(expected=True)). */
+  expectedExit = false
   /** Being retired (retire.ts): it takes no new work while its values move to other workers. */
   retiring = false
   /** The retirement under way (retire.ts): a second call waits on it rather than start another. */

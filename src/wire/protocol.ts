@@ -11,6 +11,7 @@ export type { Thresholds }
 
 /** What a worker needs to start: sent in the first message. */
 export interface WorkerStart {
+  /** The address the scheduler knows it by (client.run, whoHas, `workers`); empty: its data address, once bound. */
   address: string
   name: string
   nthreads: number

@@ -150,7 +150,8 @@ export class Worker {
     const dataAddress = await server.start(config.dataAddress)
     const host = { store: buffer, client, memoryLimit: config.memoryLimit, address: dataAddress, status: () => monitor.status, checkSoon: () => monitor.checkSoon() }
     shuffle = new ShuffleService(host, Math.max(SHARD_PART, Math.floor(config.memoryLimit * OUTGOING_SHARE)))
-    const runner = new TaskRunner(config.nthreads, () => monitor.status, buffer, inputs, dataAddress, monitor, { shuffle, memoryLimit: config.memoryLimit }, this.#calls)
+    // taskContext().worker: the address client.run, whoHas and `workers` take (a joined worker is known by its data address).
+    const runner = new TaskRunner(config.nthreads, () => monitor.status, buffer, inputs, config.address || dataAddress, monitor, { shuffle, memoryLimit: config.memoryLimit }, this.#calls)
     this.#parts = { config, buffer, monitor, runner, server, client, inputs, shuffle }
     this.#timers.push(setInterval(this.#heartbeat, config.heartbeatMs), setInterval(() => monitor.check(), config.monitorMs))
     return { pid: process.pid, dataAddress }

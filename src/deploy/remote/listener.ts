@@ -148,7 +148,8 @@ export class RemoteWorkers {
       invalid: (e) => this.opts.malformed?.report(String(e.details.field).replace(/\[\d+\]/g, '[]'), `closed the connection of worker ${label}: it sent a malformed message: ${e.message}`),
     })
     const config = workerStart(s, this.scheduler.thresholds, this.opts.secret.toString('hex'), {
-      address: label,
+      // Known by its data address, bound only once it starts.
+      address: '',
       name: hello.name,
       nthreads: hello.nthreads,
       memoryLimit: hello.memoryLimit,
