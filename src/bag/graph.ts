@@ -3,7 +3,6 @@
 // twice is the same graph and runs once.
 
 import { createHash } from 'node:crypto'
-import { serialize } from 'node:v8'
 import type { TaskSubmission } from '../scheduler/scheduler'
 import type { AggregateSpec, PartitionSource, PartitionSpec, Reducer, SplitSpec, Step } from '../wire/bag'
 import { ArgumentError } from '../base/errors'
@@ -25,27 +24,20 @@ export interface PartDef {
 const isFuture = (v: unknown): v is Future => v instanceof Future
 
 /**
- * A key for what `parts` describe, from a lossless encoding of them: the
- * v8 serialization a task travels in (so specs a worker could tell apart —
- * a Map from an object, NaN from null, -0 from 0 — never share a key), with
- * Futures as their keys. What v8 cannot encode is walked by
- * wire/canonical.ts instead (a Future inside a Map), and a value that could
- * not reach a worker (a function, a symbol) is refused here, where the bag
- * is built, by its path.
+ * A key for what `parts` describe, from a lossless encoding of them
+ * (wire/canonical.ts): specs a worker could tell apart — a Map from an
+ * object, NaN from null, -0 from 0 — never share a key, and the same spec
+ * built twice has one. Futures count as their keys. A value that could not
+ * reach a worker (a function, a symbol) is refused here, where the bag is
+ * built, by its path.
  */
 export function hashOf(...parts: unknown[]): string {
-  const spec = parts.length === 1 ? parts[0] : parts
   const h = createHash('sha256')
   try {
-    const { value, slots } = extract(spec, isFuture)
-    h.update(serialize([value, slots.map((s) => [s.item.key, s.path])]))
-  } catch {
-    try {
-      h.update(canonical(spec, { mode: 'exact', replace: (v) => (v instanceof Future ? v.key : undefined) }))
-    } catch (e) {
-      if (!(e instanceof NotCanonical)) throw e
-      throw new ArgumentError([{ field: `spec${e.path}`, value: e.what, allowed: 'data a worker can receive: strings, numbers, bigints, booleans, null, undefined, arrays, objects, Maps, Sets, Dates, RegExps, typed arrays, Buffers, and Futures' }], 'bag')
-    }
+    h.update(canonical(parts.length === 1 ? parts[0] : parts, { mode: 'exact', replace: (v) => (v instanceof Future ? v.key : undefined), flush: (piece) => h.update(piece) }))
+  } catch (e) {
+    if (!(e instanceof NotCanonical)) throw e
+    throw new ArgumentError([{ field: `spec${e.path}`, value: e.what, allowed: 'data a worker can receive: strings, numbers, bigints, booleans, null, undefined, arrays, objects, Maps, Sets, Dates, RegExps, typed arrays, Buffers, and Futures' }], 'bag')
   }
   return h.digest('hex').slice(0, 16)
 }

@@ -19,7 +19,7 @@ export function refuseAsync<T>(v: T, desc: FnDesc, role: string): T {
   if (!isAsync(v)) return v
   throw ownTaskError(
     'ERR_SPILLWAY_ASYNC_STEP',
-    `the ${role} function ${desc.label} returned ${typeof (v as { then?: unknown }).then === 'function' ? 'a Promise' : 'an async iterable'}: bag steps, keys and reducers run synchronously and async ones are not supported yet. ` +
+    `the ${role} function ${desc.label === 'anonymous' ? '(anonymous)' : desc.label} returned ${typeof (v as { then?: unknown }).then === 'function' ? 'a Promise' : 'an async iterable'}: bag steps, keys and reducers run synchronously and async ones are not supported yet. ` +
       'Make it synchronous (read what it awaits before the bag, or pass it as an argument), or run the async work with client.submit / client.map',
     { function: desc.label, role },
   )

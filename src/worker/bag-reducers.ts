@@ -153,7 +153,8 @@ function sampleKeys(items: Iterable<unknown>, key: (v: unknown) => unknown): unk
 }
 
 function boundaries(keys: unknown[], outputs: number, order: (a: unknown, b: unknown) => number): unknown[] {
-  const sorted = [...keys].sort(order)
+  // Boxed: Array.prototype.sort puts undefined last without asking the comparator (nullsLast: false wants it first).
+  const sorted = keys.map((k) => [k]).sort((a, b) => order(a[0], b[0])).map(([k]) => k)
   const out: unknown[] = []
   for (let i = 1; i < outputs; i++) if (sorted.length) out.push(sorted[Math.min(sorted.length - 1, Math.floor((i * sorted.length) / outputs))])
   return out
