@@ -8,7 +8,8 @@ import { deserialize, serialize } from 'node:v8'
 import { isDeepStrictEqual } from 'node:util'
 import { hashOf } from '../src/bag/graph'
 import { hashKey } from '../src/wire/bag'
-import { KeyTable, keyText } from '../src/wire/key-equality'
+import { KeyTable, keyText, tupleText } from '../src/wire/key-equality'
+import { canonical } from '../src/wire/canonical'
 import { compareKeys, keyOrder } from '../src/wire/order'
 import { unserializableReason } from '../src/wire/values'
 
@@ -134,6 +135,21 @@ test('key equality: equal by the rule ⇔ same canonical text ⇔ one KeyTable e
   }
   // Both sides of the rule were exercised, many times.
   t.true(equalPairs > 1500 && unequalPairs > 1500, `${equalPairs} equal, ${unequalPairs} unequal`)
+})
+
+test('the fast text of flat tuples is canonical()\'s own, so a tuple key means one thing whichever path made its text', (t) => {
+  const r = prng(5)
+  let flat = 0
+  for (let i = 0; i < 3000; i++) {
+    const tuple = Array.from({ length: Math.floor(r() * 4) }, () => (r() < 0.8 ? PRIMITIVES[Math.floor(r() * PRIMITIVES.length)] : [1]))
+    const fast = tupleText(tuple)
+    if (fast === undefined) t.true(tuple.some((x) => Array.isArray(x)))
+    else {
+      flat++
+      t.is(fast, canonical(tuple, { mode: 'key' }))
+    }
+  }
+  t.true(flat > 1000)
 })
 
 test('key equality survives a process boundary: a key and its v8 round trip have the same text and hash', (t) => {

@@ -24,12 +24,42 @@ export function showKey(k: unknown): string {
 }
 
 /**
+ * canonical()'s text of a flat array of primitives (the usual composite key,
+ * `[user, day]`), made without its walk; undefined for any other array.
+ */
+export function tupleText(k: unknown[]): string | undefined {
+  let out = `[${k.length};`
+  for (let i = 0; i < k.length; i++) {
+    const v = k[i]
+    switch (typeof v) {
+      case 'string':
+        out += `s${v.length}:${v}`
+        break
+      case 'number':
+      case 'bigint':
+        out += `${typeof v === 'number' ? 'n' : 'i'}${v};`
+        break
+      case 'boolean':
+        out += v ? 'T' : 'F'
+        break
+      case 'undefined':
+        out += 'U'
+        break
+      default:
+        if (v !== null) return undefined
+        out += 'N'
+    }
+  }
+  return `${out}]`
+}
+
+/**
  * The text two equal non-primitive keys share, and no unequal key has.
  * `role` says whose key it is (`groupBy key`), for the error.
  */
 export function keyText(k: unknown, role: string): string {
   try {
-    return canonical(k, { mode: 'key' })
+    return (Array.isArray(k) && tupleText(k)) || canonical(k, { mode: 'key' })
   } catch (e) {
     if (!(e instanceof NotCanonical)) throw e
     throw ownTaskError(
@@ -56,6 +86,9 @@ export class KeyTable<V> {
   readonly #primitive = new Map<unknown, Entry<V>>()
   readonly #objects = new Map<string, Entry<V>>()
   readonly #entries: Entry<V>[] = []
+  // The text find() made last, for the add() that usually follows it.
+  #lastKey: unknown
+  #lastText = ''
 
   constructor(
     /** Whose keys these are, for errors: 'groupBy key', 'distinct item'. */
@@ -67,24 +100,32 @@ export class KeyTable<V> {
   }
 
   get(k: unknown): V | undefined {
-    return (isPrimitiveKey(k) ? this.#primitive.get(k) : this.#objects.get(keyText(k, this.role)))?.value
+    return this.find(k)?.value
   }
 
   has(k: unknown): boolean {
-    return isPrimitiveKey(k) ? this.#primitive.has(k) : this.#objects.has(keyText(k, this.role))
+    return this.find(k) !== undefined
   }
 
   /** The entry of `k`, made with `make()` the first time `k` (or a key equal to it) is seen. */
   entry(k: unknown, make: () => V): Entry<V> {
-    const primitive = isPrimitiveKey(k)
-    const text = primitive ? undefined : keyText(k, this.role)
-    let e = primitive ? this.#primitive.get(k) : this.#objects.get(text!)
-    if (!e) {
-      e = { key: k, value: make() }
-      if (primitive) this.#primitive.set(k, e)
-      else this.#objects.set(text!, e)
-      this.#entries.push(e)
-    }
+    return this.find(k) ?? this.add(k, make())
+  }
+
+  /** The entry of a key equal to `k`, if any. */
+  find(k: unknown): Entry<V> | undefined {
+    if (isPrimitiveKey(k)) return this.#primitive.get(k)
+    this.#lastKey = k
+    this.#lastText = keyText(k, this.role)
+    return this.#objects.get(this.#lastText)
+  }
+
+  /** A new entry for `k`, which `find` did not find (callers that group call find, then add: no closure per item). */
+  add(k: unknown, value: V): Entry<V> {
+    const e = { key: k, value }
+    if (isPrimitiveKey(k)) this.#primitive.set(k, e)
+    else this.#objects.set(this.#lastKey === k ? this.#lastText : keyText(k, this.role), e)
+    this.#entries.push(e)
     return e
   }
 

@@ -39,7 +39,10 @@ export async function keyFunction(load: FunctionLoader, k: KeySpec, role = 'key'
 /** Each item with every item of the small side whose key is equal (and alone, as [item, undefined], for a left join). */
 function* broadcastJoin(items: Iterable<unknown>, small: unknown[], leftKey: (v: unknown) => unknown, rightKey: (v: unknown) => unknown, how: 'inner' | 'left'): Iterable<unknown> {
   const byKey = new KeyTable<unknown[]>('join key')
-  for (const r of small) byKey.entry(rightKey(r), () => []).value.push(r)
+  for (const r of small) {
+    const k = rightKey(r)
+    ;(byKey.find(k) ?? byKey.add(k, [])).value.push(r)
+  }
   for (const l of items) {
     const rs = byKey.get(leftKey(l))
     if (rs) for (const r of rs) yield [l, r]

@@ -84,7 +84,9 @@ function topk(items: Iterable<unknown>, k: number, key: ((v: unknown) => unknown
 
 /** Counts of a KeyTable, as the Map a partial travels as. */
 function countInto(t: KeyTable<number>, k: unknown, n: number): void {
-  t.entry(k, () => 0).value += n
+  const e = t.find(k)
+  if (e) e.value += n
+  else t.add(k, n)
 }
 
 export function perPartition(r: Reducer, items: Iterable<unknown>, f: Loaded): unknown {
@@ -112,7 +114,7 @@ export function perPartition(r: Reducer, items: Iterable<unknown>, f: Loaded): u
     }
     case 'distinct': {
       const t = new KeyTable<true>('distinct item')
-      for (const v of items) t.entry(v, () => true)
+      for (const v of items) if (!t.find(v)) t.add(v, true)
       return new Set(t.keys())
     }
     case 'topk':
@@ -120,8 +122,10 @@ export function perPartition(r: Reducer, items: Iterable<unknown>, f: Loaded): u
     case 'foldBy': {
       const t = new KeyTable<unknown>('foldBy key')
       for (const v of items) {
-        const e = t.entry(f.key!(v), () => (r.hasInitial ? r.initial : NO_ACC))
-        e.value = e.value === NO_ACC ? v : f.binop!(e.value, v)
+        const k = f.key!(v)
+        const e = t.find(k)
+        if (e) e.value = f.binop!(e.value, v)
+        else t.add(k, r.hasInitial ? f.binop!(r.initial, v) : v)
       }
       return new Map(t)
     }
@@ -160,8 +164,6 @@ function boundaries(keys: unknown[], outputs: number, order: (a: unknown, b: unk
   return out
 }
 
-const NO_ACC = Symbol('no accumulator')
-
 export function aggregate(r: Reducer, parts: unknown[], final: boolean, f: Loaded): unknown {
   switch (r.op) {
     case 'count':
@@ -183,7 +185,7 @@ export function aggregate(r: Reducer, parts: unknown[], final: boolean, f: Loade
     }
     case 'distinct': {
       const t = new KeyTable<true>('distinct item')
-      for (const p of parts as Set<unknown>[]) for (const v of p) t.entry(v, () => true)
+      for (const p of parts as Set<unknown>[]) for (const v of p) if (!t.find(v)) t.add(v, true)
       return final ? t.keys() : new Set(t.keys())
     }
     case 'topk':
@@ -193,8 +195,9 @@ export function aggregate(r: Reducer, parts: unknown[], final: boolean, f: Loade
       const t = new KeyTable<unknown>('foldBy key')
       for (const p of parts as Map<unknown, unknown>[]) {
         for (const [k, v] of p) {
-          const e = t.entry(k, () => (r.hasCombineInitial ? r.combineInitial : NO_ACC))
-          e.value = e.value === NO_ACC ? v : combine(e.value, v)
+          const e = t.find(k)
+          if (e) e.value = combine(e.value, v)
+          else t.add(k, r.hasCombineInitial ? combine(r.combineInitial, v) : v)
         }
       }
       return final ? [...t] : new Map(t)

@@ -57,7 +57,10 @@ export async function runCollect(load: FunctionLoader, service: ShuffleService, 
   } else if (then.kind === 'groups') {
     const k = await keyFn(load, then.key, 'groupBy key')
     const groups = new KeyTable<unknown[]>('groupBy key')
-    for (const s of shards) for (const item of s.items) groups.entry(k(item), () => []).value.push(item)
+    for (const s of shards) for (const item of s.items) {
+      const g = k(item)
+      ;(groups.find(g) ?? groups.add(g, [])).value.push(item)
+    }
     checkGroups(groups, shards.reduce((a, s) => a + s.items.length, 0), bytes, memoryLimit, then.maxGroupBytes)
     result = [...groups]
   } else if (then.kind === 'sorted') {
@@ -91,7 +94,10 @@ function checkGroups(groups: KeyTable<unknown[]>, items: number, bytes: number, 
 function join(shards: { side: number; items: unknown[] }[], leftKey: (v: unknown) => unknown, rightKey: (v: unknown) => unknown, how: 'inner' | 'left' | 'outer'): [unknown, unknown][] {
   // Each right key's items, and whether a left item matched them.
   const right = new KeyTable<{ items: unknown[]; matched: boolean }>('join key')
-  for (const s of shards) if (s.side === 1) for (const r of s.items) right.entry(rightKey(r), () => ({ items: [], matched: false })).value.items.push(r)
+  for (const s of shards) if (s.side === 1) for (const r of s.items) {
+    const k = rightKey(r)
+    ;(right.find(k) ?? right.add(k, { items: [], matched: false })).value.items.push(r)
+  }
   const out: [unknown, unknown][] = []
   for (const s of shards) if (s.side === 0) for (const l of s.items) {
     const rs = right.get(leftKey(l))
