@@ -10,7 +10,7 @@ import type { TaskSubmission } from '../scheduler/scheduler'
 import type { Collect, KeySpec, Partitioner, Reducer, Step, StepFn } from '../wire/bag'
 import { describeFunction, functionLabel, type TaskFunction } from '../wire/functions'
 import type { ResolvableArgs, TaskFn } from '../futures/typing'
-import { hashOf, partitionTasks, treeTasks, type PartDef } from './graph'
+import { hashOf, partitionTasks, partsKey, treeTasks, type PartDef } from './graph'
 import { shuffled, type ShuffleSide } from './shuffle'
 
 /** A key taken from an item: a function of it (its return value is the key, `K`), or one of its fields. */
@@ -98,7 +98,7 @@ export class Bag<T = unknown> {
     readonly upstream: () => TaskSubmission[] = () => [],
     owner?: BagOwner,
   ) {
-    this.name = `${label}-${hashOf(parts, steps)}`
+    this.name = `${label}-${hashOf({ parts: partsKey(parts), steps })}`
     this.#owner = owner
   }
 
@@ -273,14 +273,22 @@ export class Bag<T = unknown> {
     return this.#shuffled('join', sides, npartitionsOf(options, Math.max(this.npartitions, other.npartitions), 'join'), { kind: 'join', how, leftKey: l, rightKey: r })
   }
 
-  /** The items sorted by `key` across `npartitions` range partitions whose boundaries come from a sample of the keys. */
-  sortBy(key: KeyOf<T>, options: ShuffleOptions & { descending?: boolean } = {}): Bag<T> {
+  /**
+   * The items sorted by `key` across `npartitions` range partitions whose
+   * boundaries come from a sample of the keys, in one total order
+   * (wire/order.ts): booleans, then numbers and bigints by value, strings,
+   * Dates, arrays element by element, other objects; NaN, null and
+   * undefined last whatever the direction, or first with `nullsLast: false`.
+   */
+  sortBy(key: KeyOf<T>, options: ShuffleOptions & { descending?: boolean; nullsLast?: boolean } = {}): Bag<T> {
     const k = keySpec(key, 'key')
     const n = npartitionsOf(options, this.npartitions, 'sortBy')
     const descending = options.descending ?? false
     if (typeof descending !== 'boolean') throw new ArgumentError([{ field: 'options.descending', value: descending, allowed: 'true or false' }], 'sortBy')
-    const sample = this.#reduce('sort-sample', { op: 'sample', key: k, outputs: n }, undefined)
-    return this.#shuffled('sort-by', [this.#side({ kind: 'range', key: k, descending })], n, { kind: 'sorted', key: k, descending }, sample)
+    const nullsLast = options.nullsLast ?? true
+    if (typeof nullsLast !== 'boolean') throw new ArgumentError([{ field: 'options.nullsLast', value: nullsLast, allowed: 'true (default: NaN, null and undefined last) or false (first)' }], 'sortBy')
+    const sample = this.#reduce('sort-sample', { op: 'sample', key: k, outputs: n, descending, nullsLast }, undefined)
+    return this.#shuffled('sort-by', [this.#side({ kind: 'range', key: k, descending, nullsLast })], n, { kind: 'sorted', key: k, descending, nullsLast }, sample)
   }
 
   /** A reduction whose result is a bag of one partition (its items the final value), or of `splitOut` hash partitions. */

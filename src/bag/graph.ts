@@ -5,6 +5,8 @@
 import { createHash } from 'node:crypto'
 import type { TaskSubmission } from '../scheduler/scheduler'
 import type { AggregateSpec, PartitionSource, PartitionSpec, Reducer, SplitSpec, Step } from '../wire/bag'
+import { ArgumentError } from '../base/errors'
+import { canonical, NotCanonical } from '../wire/canonical'
 import { nativeFunction } from '../wire/functions'
 import { extract } from '../wire/nesting'
 import type { DepRef, TaskFn } from '../wire/protocol'
@@ -19,14 +21,39 @@ export interface PartDef {
   broadcast?: number
 }
 
+const isFuture = (v: unknown): v is Future => v instanceof Future
+
+/**
+ * A key for what `parts` describe, from a lossless encoding of them
+ * (wire/canonical.ts): specs a worker could tell apart — a Map from an
+ * object, NaN from null, -0 from 0 — never share a key, and the same spec
+ * built twice has one. Futures count as their keys. A value that could not
+ * reach a worker (a function, a symbol) is refused here, where the bag is
+ * built, by its path.
+ */
 export function hashOf(...parts: unknown[]): string {
   const h = createHash('sha256')
-  // Futures hash as their keys; everything else as JSON (Maps and Sets are not step arguments).
-  h.update(JSON.stringify(parts, (_k, v) => (v instanceof Future ? { future: v.key } : v)))
+  try {
+    h.update(canonical(parts.length === 1 ? parts[0] : parts, { mode: 'exact', replace: (v) => (v instanceof Future ? v.key : undefined), flush: (piece) => h.update(piece) }))
+  } catch (e) {
+    if (!(e instanceof NotCanonical)) throw e
+    throw new ArgumentError([{ field: `spec${e.path}`, value: e.what, allowed: 'data a worker can receive: strings, numbers, bigints, booleans, null, undefined, arrays, objects, Maps, Sets, Dates, RegExps, typed arrays, Buffers, and Futures' }], 'bag')
+  }
   return h.digest('hex').slice(0, 16)
 }
 
-const isFuture = (v: unknown): v is Future => v instanceof Future
+const partsKeys = new WeakMap<readonly PartDef[], string>()
+
+/**
+ * The key of a bag's partitions, once per array: every step makes a new bag
+ * over the same parts, and hashing a large fromSequence's items again for
+ * each would cost more than the step.
+ */
+export function partsKey(parts: readonly PartDef[]): string {
+  let key = partsKeys.get(parts)
+  if (key === undefined) partsKeys.set(parts, (key = hashOf({ parts })))
+  return key
+}
 
 /**
  * A task of `op` on `spec` with `inputs` as its arguments after the spec:

@@ -1,5 +1,6 @@
 /** Every code a SpillwayError can carry (the binding's included): stable across releases. */
 export const ERROR_CODES = [
+  'ERR_SPILLWAY_ASYNC_STEP',
   'ERR_SPILLWAY_AUTH',
   'ERR_SPILLWAY_CANCELLED',
   'ERR_SPILLWAY_CHUNK_LOST',
@@ -39,6 +40,7 @@ export const ERROR_CODES = [
   'ERR_SPILLWAY_TOO_LARGE',
   'ERR_SPILLWAY_TRANSFER',
   'ERR_SPILLWAY_TYPESCRIPT',
+  'ERR_SPILLWAY_UNHASHABLE_KEY',
   'ERR_SPILLWAY_UNKNOWN_CODEC',
   'ERR_SPILLWAY_UNKNOWN_KEY',
   'ERR_SPILLWAY_UNSERIALIZABLE',

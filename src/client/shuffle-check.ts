@@ -4,6 +4,7 @@
 // #8674, #8863); this refuses up front, naming both figures.
 
 import { statfsSync } from 'node:fs'
+import { serialize } from 'node:v8'
 import { SpillwayError } from '../base/errors'
 import type { TaskSubmission } from '../scheduler/scheduler'
 import type { PartitionSource, SplitSpec } from '../wire/bag'
@@ -18,10 +19,19 @@ export interface ShuffleCheckHost {
   nbytesOf(key: string): number
 }
 
+/** Bytes of items as they travel (JSON would throw on a BigInt and drop a Map's entries). */
+function serializedBytes(items: unknown[]): number {
+  try {
+    return serialize(items).length
+  } catch {
+    return 0
+  }
+}
+
 function sourceBytes(src: PartitionSource): number {
   if (src.kind === 'text' || src.kind === 'csv') return src.blocks.reduce((a, b) => a + (b.end - b.start), 0)
   if (src.kind === 'parquet') return src.size
-  if (src.kind === 'items') return JSON.stringify(src.items)?.length ?? 0
+  if (src.kind === 'items') return serializedBytes(src.items)
   return 0
 }
 

@@ -9,6 +9,7 @@
 
 import type { FnDesc } from './functions'
 import type { DecodeErrors } from './text-encoding'
+import { keyText } from './key-equality'
 
 /**
  * A file as it was when the bag was planned: one that is not the same
@@ -71,8 +72,8 @@ export type Reducer =
   | { op: 'topk'; k: number; key?: KeySpec }
   | { op: 'foldBy'; key: KeySpec; binop: StepFn; initial: unknown; hasInitial: boolean; combine?: StepFn; combineInitial: unknown; hasCombineInitial: boolean }
   | { op: 'custom'; perPartition: StepFn; aggregate: StepFn }
-  /** Keys sampled from every partition; the result is `outputs - 1` boundaries that cut them into equal ranges (sortBy). */
-  | { op: 'sample'; key: KeySpec; outputs: number }
+  /** Keys sampled from every partition; the result is `outputs - 1` boundaries that cut them into equal ranges (sortBy), in the sort's order (wire/order.ts). */
+  | { op: 'sample'; key: KeySpec; outputs: number; descending?: boolean; nullsLast?: boolean }
 
 export interface PartitionSpec {
   /** The partition's index in its bag (names its output file). */
@@ -97,8 +98,8 @@ export type Partitioner =
   | { kind: 'hash'; key: KeySpec }
   /** The pairs of a reduction's per-partition Map, by their keys (foldBy, frequencies, distinct with splitOut). */
   | { kind: 'hash-pairs' }
-  /** Ranges of the key: output p takes keys below boundaries[p]; the boundaries are the task's last input (sortBy). */
-  | { kind: 'range'; key: KeySpec; descending: boolean }
+  /** Ranges of the key: output p takes keys before boundaries[p] in the sort's order; the boundaries are the task's last input (sortBy). */
+  | { kind: 'range'; key: KeySpec; descending: boolean; nullsLast?: boolean }
 
 export interface SplitSpec {
   partition: PartitionSpec
@@ -128,7 +129,7 @@ export type Collect =
   /** `maxGroupBytes`: a group past it fails by name (default half the worker's limit). */
   | { kind: 'groups'; key: KeySpec; maxGroupBytes?: number }
   | { kind: 'aggregate'; reduce: Reducer }
-  | { kind: 'sorted'; key: KeySpec; descending: boolean }
+  | { kind: 'sorted'; key: KeySpec; descending: boolean; nullsLast?: boolean }
   | { kind: 'join'; how: 'inner' | 'left' | 'outer'; leftKey: KeySpec; rightKey: KeySpec }
 
 export interface CollectSpec {
@@ -146,9 +147,14 @@ export function shardKey(shuffle: string, output: number, input: number, part: n
   return `shuffle-${shuffle}-${output}-${input}-${part}`
 }
 
-/** FNV-1a over a key's type and text: the same output for the same key on every worker and run. */
-export function hashKey(k: unknown): number {
-  const s = typeof k === 'string' ? `s${k}` : typeof k === 'number' || typeof k === 'bigint' || typeof k === 'boolean' ? `${(typeof k)[0]}${String(k)}` : `j${JSON.stringify(k)}`
+/**
+ * FNV-1a over a key's type and text: the same output for the same key on
+ * every worker and run, and for keys equal by the rule of
+ * wire/key-equality.ts (an array or object key by its canonical text).
+ */
+export function hashKey(k: unknown, role = 'key'): number {
+  const t = typeof k
+  const s = t === 'string' ? `s${k as string}` : t === 'number' || t === 'bigint' || t === 'boolean' ? `${t[0]}${String(k)}` : k == null ? `j${String(k)}` : `o${keyText(k, role)}`
   let h = 0x811c9dc5
   for (let i = 0; i < s.length; i++) {
     h ^= s.charCodeAt(i)

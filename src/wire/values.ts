@@ -6,7 +6,8 @@
 // all plain bytes the native reductions and the spill buffer read directly.
 
 import { deserialize, serialize } from 'node:v8'
-import { SpillwayError } from '../base/errors'
+import { ownTaskError, SpillwayError } from '../base/errors'
+import { canonical, NotCanonical } from './canonical'
 
 const VIEWS = {
   buffer: Buffer,
@@ -38,8 +39,36 @@ function describe(v: unknown): string {
   return typeof v
 }
 
-/** The bytes to store for a value and their format; binary values are not copied. */
-export function encodeValue(v: unknown): { bytes: Buffer; format: ValueFormat } {
+// A Future is known by its shape: wire/ sits below futures/ and cannot import the class.
+const isFutureLike = (o: object): boolean => o.constructor?.name === 'Future' && typeof (o as { key?: unknown }).key === 'string'
+
+/**
+ * Why `v` cannot be serialised and what to do, naming the part at fault and
+ * where it is, never quoting a function's source (v8's message does: `() =>
+ * x could not be cloned`, an internal closure's text for a Future).
+ */
+export function unserializableReason(v: unknown, e: unknown): string {
+  const advice = 'return Buffers, TypedArrays or plain data that structured clone accepts (no functions, symbols, Promises or Futures)'
+  try {
+    canonical(v, { mode: 'exact', refuse: (o) => (isFutureLike(o) ? `a Future (key ${(o as { key: string }).key})` : undefined) })
+  } catch (c) {
+    if (c instanceof NotCanonical) {
+      const future = c.what.startsWith('a Future') ? 'a Future is a handle on a value, not the value: return `await future.result()` instead' : advice
+      return `${c.path ? `it holds ${c.what} at ${c.path}` : `it is ${c.what}`}; ${future}`
+    }
+  }
+  const text = String((e as Error)?.message ?? e)
+  return `${text.length > 200 ? `${text.slice(0, 200)}…` : text}; ${advice}`
+}
+
+/** ERR_SPILLWAY_UNSERIALIZABLE for `v`, which `subject` names; `own` marks it as raised inside a task (its code kept). */
+export function unserializable(v: unknown, e: unknown, subject: string, own = false): SpillwayError {
+  const message = `${subject} cannot be stored: ${unserializableReason(v, e)}`
+  return own ? ownTaskError('ERR_SPILLWAY_UNSERIALIZABLE', message, { type: describe(v) }) : new SpillwayError('ERR_SPILLWAY_UNSERIALIZABLE', message, { type: describe(v) })
+}
+
+/** The bytes to store for a value and their format; binary values are not copied. `what` names the value in an error. */
+export function encodeValue(v: unknown, what = 'a value'): { bytes: Buffer; format: ValueFormat } {
   if (v instanceof ArrayBuffer) return { bytes: Buffer.from(v), format: 'arraybuffer' }
   if (ArrayBuffer.isView(v)) {
     const kind = KIND_OF.get(v.constructor)
@@ -47,8 +76,8 @@ export function encodeValue(v: unknown): { bytes: Buffer; format: ValueFormat } 
   }
   try {
     return { bytes: serialize(v), format: 'v8' }
-  } catch (e: any) {
-    throw new SpillwayError('ERR_SPILLWAY_UNSERIALIZABLE', `a value of type ${describe(v)} cannot be stored: ${e?.message ?? e}; return Buffers, TypedArrays or plain data that structured clone accepts`, { type: describe(v) })
+  } catch (e) {
+    throw unserializable(v, e, `${what} of type ${describe(v)}`)
   }
 }
 

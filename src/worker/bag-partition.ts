@@ -6,6 +6,8 @@
 import { ownTaskError, SpillwayError } from '../base/errors'
 import type { AggregateSpec, CollectSpec, KeySpec, PartitionSpec, Reducer, SplitMarker, Step, StepFn } from '../wire/bag'
 import type { FnDesc } from '../wire/functions'
+import { KeyTable } from '../wire/key-equality'
+import { refuseAsync } from './async-steps'
 import { aggregate, keyOf, perPartition, type Fn, type Loaded } from './bag-reducers'
 import { csvItems, parquetItems } from './tabular'
 import { textPartition } from './text-blocks'
@@ -19,32 +21,39 @@ export interface FunctionLoader {
   readonly memoryLimit?: number
 }
 
-function bound(fn: Fn, args: unknown[]): Fn {
-  return args.length ? (...a: unknown[]) => fn(...a, ...args) : fn
+/**
+ * A step's function with its extra arguments, whose every result is checked
+ * to be no Promise: steps run synchronously, item by item, so a Promise
+ * would be kept as an item (a filter keeps everything, a sum concatenates).
+ */
+export function syncStep(fn: Fn, args: unknown[], desc: FnDesc, role: string): Fn {
+  return (...a: unknown[]) => refuseAsync(args.length ? fn(...a, ...args) : fn(...a), desc, role)
 }
 
-async function loadStep(load: FunctionLoader, s: StepFn): Promise<Fn> {
-  return bound(await load.get(s.fn), s.args)
+export async function loadStep(load: FunctionLoader, s: StepFn, role: string): Promise<Fn> {
+  return syncStep(await load.get(s.fn), s.args, s.fn, role)
 }
 
-async function keyFunction(load: FunctionLoader, k: KeySpec): Promise<(item: unknown) => unknown> {
-  return keyOf(k, 'fn' in k ? await loadStep(load, k.fn) : undefined)
+export async function keyFunction(load: FunctionLoader, k: KeySpec, role = 'key'): Promise<(item: unknown) => unknown> {
+  return keyOf(k, 'fn' in k ? await loadStep(load, k.fn, role) : undefined)
 }
 
 /** Each item with every item of the small side whose key is equal (and alone, as [item, undefined], for a left join). */
 function* broadcastJoin(items: Iterable<unknown>, small: unknown[], leftKey: (v: unknown) => unknown, rightKey: (v: unknown) => unknown, how: 'inner' | 'left'): Iterable<unknown> {
-  const byKey = new Map<unknown, unknown[]>()
+  const byKey = new KeyTable<unknown[]>('join key')
   for (const r of small) {
     const k = rightKey(r)
-    const list = byKey.get(k)
-    if (list) list.push(r)
-    else byKey.set(k, [r])
+    ;(byKey.find(k) ?? byKey.add(k, [])).value.push(r)
   }
   for (const l of items) {
     const rs = byKey.get(leftKey(l))
     if (rs) for (const r of rs) yield [l, r]
     else if (how === 'left') yield [l, undefined]
   }
+}
+
+function bound(fn: Fn, args: unknown[]): Fn {
+  return args.length ? (...a: unknown[]) => fn(...a, ...args) : fn
 }
 
 function* applyStep(items: Iterable<unknown>, step: Exclude<Step, { op: 'write' | 'join-broadcast' }>, fn: Fn | undefined): Iterable<unknown> {
@@ -56,36 +65,39 @@ function* applyStep(items: Iterable<unknown>, step: Exclude<Step, { op: 'write' 
       for (const v of items) if (fn!(v)) yield v
       return
     case 'flatMap':
-      for (const v of items) yield* fn!(v) as Iterable<unknown>
+      for (const v of items) yield* iterableOf(fn!(v), 'flatMap')
       return
     case 'pluck': {
       const f = step.field
       for (const v of items) yield (v as any)?.[f]
       return
     }
-    case 'mapPartitions': {
-      const out = fn!(items) as Iterable<unknown>
-      if (out == null || typeof (out as any)[Symbol.iterator] !== 'function') {
-        throw ownTaskError('ERR_SPILLWAY_TASK', `mapPartitions' function returned ${out === null ? 'null' : typeof out}, not an iterable of items`)
-      }
-      yield* out
-    }
+    case 'mapPartitions':
+      yield* iterableOf(fn!(items), 'mapPartitions')
   }
+}
+
+/** What a flatMap or mapPartitions function returned, if it is an iterable of items. */
+function iterableOf(out: unknown, op: string): Iterable<unknown> {
+  if (out == null || typeof (out as any)[Symbol.iterator] !== 'function') {
+    throw ownTaskError('ERR_SPILLWAY_TASK', `${op}' function returned ${out === null ? 'null' : typeof out}, not an iterable of items`)
+  }
+  return out as Iterable<unknown>
 }
 
 async function loadReducer(load: FunctionLoader, r: Reducer): Promise<Loaded> {
   const f: Loaded = {}
   if (r.op === 'foldBy' || r.op === 'sample' || (r.op === 'topk' && r.key)) {
-    const key = r.key!
-    f.key = keyOf(key, 'fn' in key ? await loadStep(load, key.fn) : undefined)
+    f.key = await keyFunction(load, r.key!, `${r.op === 'sample' ? 'sortBy' : r.op} key`)
   }
   if (r.op === 'foldBy') {
-    f.binop = await loadStep(load, r.binop)
-    if (r.combine) f.combine = await loadStep(load, r.combine)
+    f.binop = await loadStep(load, r.binop, 'foldBy binop')
+    if (r.combine) f.combine = await loadStep(load, r.combine, 'foldBy combine')
   }
   if (r.op === 'custom') {
-    f.perPartition = await loadStep(load, r.perPartition)
-    f.aggregate = await loadStep(load, r.aggregate)
+    // Awaited as the task's own value: a Promise from either is its result, not an item.
+    f.perPartition = bound(await load.get(r.perPartition.fn), r.perPartition.args)
+    f.aggregate = bound(await load.get(r.aggregate.fn), r.aggregate.args)
   }
   return f
 }
@@ -106,7 +118,7 @@ async function sourceItems(load: FunctionLoader, spec: PartitionSpec, inputs: un
 
 /** A partition's items as an array, or its reduction's partial. */
 export async function runPartition(load: FunctionLoader, spec: PartitionSpec, ...inputs: unknown[]): Promise<unknown> {
-  const fns = await Promise.all(spec.steps.map((s) => (s.op === 'pluck' || s.op === 'write' || s.op === 'join-broadcast' ? undefined : loadStep(load, s.call))))
+  const fns = await Promise.all(spec.steps.map((s) => (s.op === 'pluck' || s.op === 'write' || s.op === 'join-broadcast' ? undefined : loadStep(load, s.call, s.op))))
   const reducer = spec.reduce ? await loadReducer(load, spec.reduce) : undefined
   const own = spec.broadcast ? inputs.slice(0, inputs.length - spec.broadcast) : inputs
   const extra = spec.broadcast ? inputs.slice(inputs.length - spec.broadcast) : []
@@ -114,7 +126,7 @@ export async function runPartition(load: FunctionLoader, spec: PartitionSpec, ..
   for (const [i, s] of spec.steps.entries()) {
     // A write consumes the items before it: the next steps see its path.
     if (s.op === 'write') items = [await writeLines(s.pattern.replace('*', String(spec.index)), items, s.compression)]
-    else if (s.op === 'join-broadcast') items = broadcastJoin(items, extra[s.input] as unknown[], await keyFunction(load, s.leftKey), await keyFunction(load, s.rightKey), s.how)
+    else if (s.op === 'join-broadcast') items = broadcastJoin(items, extra[s.input] as unknown[], await keyFunction(load, s.leftKey, 'join leftKey'), await keyFunction(load, s.rightKey, 'join rightKey'), s.how)
     else items = applyStep(items, s, fns[i])
   }
   if (spec.reduce) return perPartition(spec.reduce, items, reducer!)

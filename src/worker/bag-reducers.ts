@@ -1,10 +1,13 @@
 // The built-in bag reductions, as Dask's bag runs them: a step per
 // partition that makes a partial, and an aggregate that combines partials
-// at every level of the tree (and finishes at the last). Groups are keyed
-// as a Map keys them (strings and numbers by value).
+// at every level of the tree (and finishes at the last). Keys are equal by
+// value (wire/key-equality.ts) and ordered by wire/order.ts; a partial
+// holds the first key seen of each kind, as a Map (or Set) that travels.
 
-import { ownTaskError, SpillwayError } from '../base/errors'
+import { ownTaskError } from '../base/errors'
 import type { KeySpec, Reducer } from '../wire/bag'
+import { KeyTable } from '../wire/key-equality'
+import { keyOrder } from '../wire/order'
 
 export type Fn = (...args: unknown[]) => unknown
 
@@ -72,9 +75,18 @@ const less = (a: any, b: any) => a < b
 const more = (a: any, b: any) => a > b
 
 function topk(items: Iterable<unknown>, k: number, key: ((v: unknown) => unknown) | undefined): unknown[] {
-  const keyed = [...items].map((v) => [key ? key(v) : v, v] as [any, unknown])
-  keyed.sort((a, b) => (a[0] > b[0] ? -1 : a[0] < b[0] ? 1 : 0))
+  const keyed = [...items].map((v) => [key ? key(v) : v, v] as [unknown, unknown])
+  // Largest first; NaN, null and undefined are never larger than a value.
+  const order = keyOrder({ descending: true }, 'topk key')
+  keyed.sort((a, b) => order(a[0], b[0]))
   return keyed.slice(0, k).map(([, v]) => v)
+}
+
+/** Counts of a KeyTable, as the Map a partial travels as. */
+function countInto(t: KeyTable<number>, k: unknown, n: number): void {
+  const e = t.find(k)
+  if (e) e.value += n
+  else t.add(k, n)
 }
 
 export function perPartition(r: Reducer, items: Iterable<unknown>, f: Loaded): unknown {
@@ -96,22 +108,26 @@ export function perPartition(r: Reducer, items: Iterable<unknown>, f: Loaded): u
     case 'moments':
       return momentsOf(items)
     case 'frequencies': {
-      const m = new Map<unknown, number>()
-      for (const v of items) m.set(v, (m.get(v) ?? 0) + 1)
-      return m
+      const t = new KeyTable<number>('frequencies item')
+      for (const v of items) countInto(t, v, 1)
+      return new Map(t)
     }
-    case 'distinct':
-      return new Set(items)
+    case 'distinct': {
+      const t = new KeyTable<true>('distinct item')
+      for (const v of items) if (!t.find(v)) t.add(v, true)
+      return new Set(t.keys())
+    }
     case 'topk':
       return topk(items, r.k, f.key)
     case 'foldBy': {
-      const m = new Map<unknown, unknown>()
+      const t = new KeyTable<unknown>('foldBy key')
       for (const v of items) {
         const k = f.key!(v)
-        const acc = m.has(k) ? m.get(k) : r.hasInitial ? r.initial : NO_ACC
-        m.set(k, acc === NO_ACC ? v : f.binop!(acc, v))
+        const e = t.find(k)
+        if (e) e.value = f.binop!(e.value, v)
+        else t.add(k, r.hasInitial ? f.binop!(r.initial, v) : v)
       }
-      return m
+      return new Map(t)
     }
     case 'custom':
       return f.perPartition!(items)
@@ -140,14 +156,13 @@ function sampleKeys(items: Iterable<unknown>, key: (v: unknown) => unknown): unk
   return kept
 }
 
-function boundaries(keys: unknown[], outputs: number): unknown[] {
-  const sorted = [...keys].sort((a: any, b: any) => (a < b ? -1 : a > b ? 1 : 0))
+function boundaries(keys: unknown[], outputs: number, order: (a: unknown, b: unknown) => number): unknown[] {
+  // Boxed: Array.prototype.sort puts undefined last without asking the comparator (nullsLast: false wants it first).
+  const sorted = keys.map((k) => [k]).sort((a, b) => order(a[0], b[0])).map(([k]) => k)
   const out: unknown[] = []
   for (let i = 1; i < outputs; i++) if (sorted.length) out.push(sorted[Math.min(sorted.length - 1, Math.floor((i * sorted.length) / outputs))])
   return out
 }
-
-const NO_ACC = Symbol('no accumulator')
 
 export function aggregate(r: Reducer, parts: unknown[], final: boolean, f: Loaded): unknown {
   switch (r.op) {
@@ -164,33 +179,34 @@ export function aggregate(r: Reducer, parts: unknown[], final: boolean, f: Loade
     case 'moments':
       return combineMoments(parts as Moments[])
     case 'frequencies': {
-      const m = new Map<unknown, number>()
-      for (const p of parts as Map<unknown, number>[]) for (const [k, n] of p) m.set(k, (m.get(k) ?? 0) + n)
-      return final ? [...m] : m
+      const t = new KeyTable<number>('frequencies item')
+      for (const p of parts as Map<unknown, number>[]) for (const [k, n] of p) countInto(t, k, n)
+      return final ? [...t] : new Map(t)
     }
     case 'distinct': {
-      const s = new Set<unknown>()
-      for (const p of parts as Set<unknown>[]) for (const v of p) s.add(v)
-      return final ? [...s] : s
+      const t = new KeyTable<true>('distinct item')
+      for (const p of parts as Set<unknown>[]) for (const v of p) if (!t.find(v)) t.add(v, true)
+      return final ? t.keys() : new Set(t.keys())
     }
     case 'topk':
       return topk((parts as unknown[][]).flat(), r.k, f.key)
     case 'foldBy': {
       const combine = f.combine ?? f.binop!
-      const m = new Map<unknown, unknown>()
+      const t = new KeyTable<unknown>('foldBy key')
       for (const p of parts as Map<unknown, unknown>[]) {
         for (const [k, v] of p) {
-          const acc = m.has(k) ? m.get(k) : r.hasCombineInitial ? r.combineInitial : NO_ACC
-          m.set(k, acc === NO_ACC ? v : combine(acc, v))
+          const e = t.find(k)
+          if (e) e.value = combine(e.value, v)
+          else t.add(k, r.hasCombineInitial ? combine(r.combineInitial, v) : v)
         }
       }
-      return final ? [...m] : m
+      return final ? [...t] : new Map(t)
     }
     case 'custom':
       return f.aggregate!(parts)
     case 'sample': {
       const keys = (parts as unknown[][]).flat()
-      return final ? boundaries(keys, r.outputs) : keys
+      return final ? boundaries(keys, r.outputs, keyOrder(r, 'sortBy key')) : keys
     }
   }
 }

@@ -4,29 +4,22 @@
 // items, groups, aggregates, a sorted run or join pairs).
 
 import { ownTaskError } from '../base/errors'
-import type { KeySpec } from '../wire/bag'
 import { hashKey, type CollectSpec, type SplitMarker, type SplitSpec } from '../wire/bag'
-import { runAggregate, runPartition, type FunctionLoader } from './bag-partition'
-import { keyOf } from './bag-reducers'
+import { KeyTable, showKey } from '../wire/key-equality'
+import { keyOrder } from '../wire/order'
+import { keyFunction as keyFn, runAggregate, runPartition, type FunctionLoader } from './bag-partition'
 import type { ShuffleService } from './shuffle'
 
-async function keyFn(load: FunctionLoader, k: KeySpec): Promise<(item: unknown) => unknown> {
-  if ('field' in k) return keyOf(k, undefined)
-  const fn = await load.get(k.fn.fn)
-  const args = k.fn.args
-  return args.length ? (item) => fn(item, ...args) : (item) => fn(item)
-}
-
-/** Output of `key` among `boundaries` (sorted ascending): the first boundary above it. */
-function rangeOf(key: unknown, boundaries: unknown[], descending: boolean): number {
+/** Output of `key` among `boundaries` (sorted by `order`, the sort's own): the first boundary after it. */
+function rangeOf(key: unknown, boundaries: unknown[], order: (a: unknown, b: unknown) => number): number {
   let lo = 0
   let hi = boundaries.length
   while (lo < hi) {
     const mid = (lo + hi) >> 1
-    if ((boundaries[mid] as any) <= (key as any)) lo = mid + 1
+    if (order(boundaries[mid], key) <= 0) lo = mid + 1
     else hi = mid
   }
-  return descending ? boundaries.length - lo : lo
+  return lo
 }
 
 export async function runSplit(load: FunctionLoader, service: ShuffleService, key: string, spec: SplitSpec, ...inputs: unknown[]): Promise<SplitMarker> {
@@ -38,23 +31,19 @@ export async function runSplit(load: FunctionLoader, service: ShuffleService, ke
   const value = await runPartition(load, spec.partition, ...inputs)
   if (by.kind === 'hash-pairs') {
     // A Map's pairs by their keys; a Set's values (distinct) by themselves.
-    if (value instanceof Set) for (const v of value) out[hashKey(v) % spec.npartitions].push(v)
-    else for (const pair of value as Map<unknown, unknown>) out[hashKey(pair[0]) % spec.npartitions].push(pair)
+    const role = `${spec.partition.reduce?.op ?? 'shuffle'} key`
+    if (value instanceof Set) for (const v of value) out[hashKey(v, role) % spec.npartitions].push(v)
+    else for (const pair of value as Map<unknown, unknown>) out[hashKey(pair[0], role) % spec.npartitions].push(pair)
+  } else if (by.kind === 'hash') {
+    const role = spec.side ? 'join rightKey' : 'key'
+    const k = await keyFn(load, by.key, role)
+    for (const item of value as unknown[]) out[hashKey(k(item), role) % spec.npartitions].push(item)
   } else {
-    const k = await keyFn(load, by.key)
-    for (const item of value as unknown[]) {
-      const p = by.kind === 'hash' ? hashKey(k(item)) % spec.npartitions : rangeOf(k(item), boundaries!, by.descending)
-      out[p].push(item)
-    }
+    const k = await keyFn(load, by.key, 'sortBy key')
+    const order = keyOrder(by, 'sortBy key')
+    for (const item of value as unknown[]) out[rangeOf(k(item), boundaries!, order)].push(item)
   }
   return service.send(key, spec.shuffle, spec.input, spec.side, out, owners)
-}
-
-function compare(descending: boolean) {
-  return (a: [unknown, unknown], b: [unknown, unknown]) => {
-    const r = (a[0] as any) < (b[0] as any) ? -1 : (a[0] as any) > (b[0] as any) ? 1 : 0
-    return descending ? -r : r
-  }
 }
 
 export async function runCollect(load: FunctionLoader, service: ShuffleService, memoryLimit: number, spec: CollectSpec, ...markers: SplitMarker[]): Promise<unknown> {
@@ -66,30 +55,29 @@ export async function runCollect(load: FunctionLoader, service: ShuffleService, 
     const partial = (items: unknown[]) => (then.reduce.op === 'distinct' ? new Set(items) : new Map(items as [unknown, unknown][]))
     result = await runAggregate(load, { reduce: then.reduce, final: true }, ...shards.map((s) => partial(s.items)))
   } else if (then.kind === 'groups') {
-    const k = await keyFn(load, then.key)
-    const groups = new Map<unknown, unknown[]>()
+    const k = await keyFn(load, then.key, 'groupBy key')
+    const groups = new KeyTable<unknown[]>('groupBy key')
     for (const s of shards) for (const item of s.items) {
       const g = k(item)
-      const list = groups.get(g)
-      if (list) list.push(item)
-      else groups.set(g, [item])
+      ;(groups.find(g) ?? groups.add(g, [])).value.push(item)
     }
     checkGroups(groups, shards.reduce((a, s) => a + s.items.length, 0), bytes, memoryLimit, then.maxGroupBytes)
     result = [...groups]
   } else if (then.kind === 'sorted') {
-    const k = await keyFn(load, then.key)
+    const k = await keyFn(load, then.key, 'sortBy key')
     const keyed = shards.flatMap((s) => s.items.map((v) => [k(v), v] as [unknown, unknown]))
-    keyed.sort(compare(then.descending))
+    const order = keyOrder(then, 'sortBy key')
+    keyed.sort((a, b) => order(a[0], b[0]))
     result = keyed.map(([, v]) => v)
   } else {
-    result = join(shards, await keyFn(load, then.leftKey), await keyFn(load, then.rightKey), then.how)
+    result = join(shards, await keyFn(load, then.leftKey, 'join leftKey'), await keyFn(load, then.rightKey, 'join rightKey'), then.how)
   }
   service.release(spec.shuffle, spec.output, markers)
   return result
 }
 
 /** A single group past half the worker's limit fails by name: holding it, and its copy as a result, would not fit. */
-function checkGroups(groups: Map<unknown, unknown[]>, items: number, bytes: number, memoryLimit: number, maxGroupBytes: number | undefined): void {
+function checkGroups(groups: KeyTable<unknown[]>, items: number, bytes: number, memoryLimit: number, maxGroupBytes: number | undefined): void {
   if (items === 0) return
   const perItem = bytes / items
   const bound = maxGroupBytes ?? memoryLimit / 2
@@ -98,30 +86,27 @@ function checkGroups(groups: Map<unknown, unknown[]>, items: number, bytes: numb
     const size = list.length * perItem
     if (size > bound) {
       const mib = size >= 2 ** 20 ? `${(size / 2 ** 20).toFixed(0)} MiB` : `${Math.round(size)} bytes`
-      throw ownTaskError('ERR_SPILLWAY_GROUP_TOO_LARGE', `group ${JSON.stringify(k)?.slice(0, 200)} holds ${list.length} items, about ${mib}, more than ${what}: use foldBy (which never builds groups) or a key with more values`, { key: k, bytes: Math.round(size), memoryLimit })
+      throw ownTaskError('ERR_SPILLWAY_GROUP_TOO_LARGE', `group ${showKey(k)} holds ${list.length} items, about ${mib}, more than ${what}: use foldBy (which never builds groups) or a key with more values`, { key: k, bytes: Math.round(size), memoryLimit })
     }
   }
 }
 
 function join(shards: { side: number; items: unknown[] }[], leftKey: (v: unknown) => unknown, rightKey: (v: unknown) => unknown, how: 'inner' | 'left' | 'outer'): [unknown, unknown][] {
-  const right = new Map<unknown, unknown[]>()
+  // Each right key's items, and whether a left item matched them.
+  const right = new KeyTable<{ items: unknown[]; matched: boolean }>('join key')
   for (const s of shards) if (s.side === 1) for (const r of s.items) {
     const k = rightKey(r)
-    const list = right.get(k)
-    if (list) list.push(r)
-    else right.set(k, [r])
+    ;(right.find(k) ?? right.add(k, { items: [], matched: false })).value.items.push(r)
   }
-  const matched = new Set<unknown>()
   const out: [unknown, unknown][] = []
   for (const s of shards) if (s.side === 0) for (const l of s.items) {
-    const k = leftKey(l)
-    const rs = right.get(k)
+    const rs = right.get(leftKey(l))
     if (rs) {
-      matched.add(k)
-      for (const r of rs) out.push([l, r])
+      rs.matched = true
+      for (const r of rs.items) out.push([l, r])
     } else if (how !== 'inner') out.push([l, undefined])
   }
-  if (how === 'outer') for (const [k, rs] of right) if (!matched.has(k)) for (const r of rs) out.push([undefined, r])
+  if (how === 'outer') for (const [, rs] of right) if (!rs.matched) for (const r of rs.items) out.push([undefined, r])
   return out
 }
 

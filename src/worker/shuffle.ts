@@ -10,6 +10,7 @@ import { ownTaskError, SpillwayError } from '../base/errors'
 import type { DataClient } from '../comm/data-client'
 import { SHARD_KEY, shardKey, type SplitMarker } from '../wire/bag'
 import type { WorkerStatus } from '../wire/protocol'
+import { unserializable } from '../wire/values'
 import type { WorkerStore } from './store'
 
 /** Shards larger than this go as several parts (a frame stays well under the data socket's cap). */
@@ -216,7 +217,13 @@ function missingShards(shuffle: string, output: number, missing: string[]): Erro
 
 /** A shard's items as one or more serialized blobs of at most about SHARD_PART bytes. */
 function splitParts(items: unknown[]): Buffer[] {
-  const whole = serialize(items)
+  let whole: Buffer
+  try {
+    whole = serialize(items)
+  } catch (e) {
+    // As a stored value would be: the shard's items can no more travel than be stored.
+    throw unserializable(items, e, `the items this task sends to a shuffle's output (${items.length}, as an array)`, true)
+  }
   if (whole.length <= SHARD_PART || items.length === 1) return [whole]
   const pieces = Math.ceil(whole.length / SHARD_PART)
   const per = Math.ceil(items.length / pieces)

@@ -163,7 +163,7 @@ export class TaskRunner {
       throw Object.assign(new SpillwayError('ERR_SPILLWAY_TASK', ''), taskFailure(e, key, task.func))
     }
     if (controller.signal.aborted) throw cancelled(key)
-    const { bytes, format } = task.dtype ? { bytes: encodeRaw(result, task.dtype, `${task.func.label} for ${key}`), format: `raw:${task.dtype}` as const } : encodeValue(result)
+    const { bytes, format } = task.dtype ? { bytes: encodeRaw(result, task.dtype, `${task.func.label} for ${key}`), format: `raw:${task.dtype}` as const } : encodeValue(result, `the result of task ${JSON.stringify(key)} (${task.func.label})`)
     // Inputs are dropped before the result is stored.
     loaded.lease.release()
     loaded.values.clear()
