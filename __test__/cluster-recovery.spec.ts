@@ -1,6 +1,6 @@
 import test from 'ava'
 import { combinePartials, finishPartial, generateChunk, KilledWorkerError, random, reduceChunk, schedulerWorkers } from 'spillway'
-import { alive, cluster, until } from './cluster-helpers'
+import { alive, cluster, GIB, until } from './cluster-helpers'
 
 const SHAPE = [8_000, 8_000]
 const CHUNKS = [1_000, 1_000]
@@ -58,6 +58,11 @@ test('a task that allocates past the terminate threshold fails with KilledWorker
   t.is((err as any).code, 'ERR_SPILLWAY_KILLED_WORKER')
   t.true(err!.message.includes(big.keys()[0]), err!.message)
   t.regex(err!.message, /3 workers that died/)
+  // The input it read and the memory figures the nanny saw, not just "use smaller chunks".
+  t.regex(err!.message, /the task read a generated chunk of 200000000 elements \(1\.49 GiB\)/)
+  t.regex(err!.message, /its nanny killed the last one at \d\.\d\d GiB of process memory, past \d+% of its 1\.00 GiB limit/)
+  t.is((err as any).details.memoryLimit, GIB)
+  t.true((err as any).details.killedAtRss > 0.9 * GIB, String((err as any).details.killedAtRss))
   const small = await client.persist(random.random([1_000_000], { chunks: 100_000, seed: 2 }))
   await small.wait()
   const mean = await client.compute(small.mean())

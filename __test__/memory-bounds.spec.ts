@@ -1,0 +1,34 @@
+// A memory bound that holds: a plan that cannot fit a worker is refused
+// before it runs, naming the figure; a task that kills its workers anyway
+// is named with what it read and the memory seen.
+import test from 'ava'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { bag, KilledWorkerError } from 'spillway'
+import { cluster, GIB } from './cluster-helpers'
+
+function tempDir(t: { teardown(fn: () => void): void }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'spillway-bounds-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+test('a bag task that kills its workers fails with KilledWorkerError naming its file, byte range and the memory figures', async (t) => {
+  const { client } = await cluster(t)
+  const dir = tempDir(t)
+  const f = join(dir, 'lines.txt')
+  writeFileSync(f, 'a\nb\n')
+  // Buffers outside the JS heap: the nanny sees the process grow past its limit and kills it, three times.
+  const grow = bag.readText(f).map((line: string) => {
+    const held: Buffer[] = []
+    for (;;) held.push(Buffer.alloc(64 * 2 ** 20, 1))
+    return line + held.length
+  })
+  const err = await t.throwsAsync(client.compute(grow))
+  t.true(err instanceof KilledWorkerError, String(err))
+  t.is((err as any).code, 'ERR_SPILLWAY_KILLED_WORKER')
+  t.true(err!.message.includes(`the task read file ${f} bytes 0-4 (4 bytes)`), err!.message)
+  t.regex(err!.message, /its nanny killed the last one at \d\.\d\d GiB of process memory, past \d+% of its 1\.00 GiB limit/)
+  t.is((err as any).details.memoryLimit, GIB)
+})
