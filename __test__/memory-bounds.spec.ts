@@ -32,3 +32,17 @@ test('a bag task that kills its workers fails with KilledWorkerError naming its 
   t.regex(err!.message, /its nanny killed the last one at \d\.\d\d GiB of process memory, past \d+% of its 1\.00 GiB limit/)
   t.is((err as any).details.memoryLimit, GIB)
 })
+
+test('one group larger than a worker fails with ERR_SPILLWAY_GROUP_TOO_LARGE as its shards are read, before all are, and no worker dies', async (t) => {
+  const { client, cluster: c } = await cluster(t, { maxMemGb: 2, reserveMemGb: 0 })
+  // 640 items of 1 MiB under one key: a 640 MiB group on 1 GiB workers.
+  const items = bag
+    .fromSequence(Array.from({ length: 8 }, (_, i) => i), { npartitions: 8 })
+    .flatMap((i: number) => Array.from({ length: 80 }, (_, j) => ({ k: 'hot', p: Buffer.alloc(2 ** 20, (i + j) % 251) })))
+  const err = await t.throwsAsync(client.compute(items.groupBy('k', { npartitions: 2 }).map(([k, list]: [string, unknown[]]) => [k, list.length])))
+  t.is((err as any).code, 'ERR_SPILLWAY_GROUP_TOO_LARGE', String(err))
+  t.regex(err!.message, /group "hot" holds at least \d+ items, about \d+ MiB serialized and \d+ MiB in memory, more than half of a worker's 1024 MiB limit/)
+  const read = Number(/at least (\d+) items/.exec(err!.message)![1])
+  t.true(read < 640, `caught after ${read} of 640 items were read`)
+  t.is(c.nannies.reduce((a, n) => a + n.restarts, 0), 0, 'no worker lost')
+})
