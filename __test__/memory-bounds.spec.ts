@@ -46,3 +46,16 @@ test('one group larger than a worker fails with ERR_SPILLWAY_GROUP_TOO_LARGE as 
   t.true(read < 640, `caught after ${read} of 640 items were read`)
   t.is(c.nannies.reduce((a, n) => a + n.restarts, 0), 0, 'no worker lost')
 })
+
+test('a join whose sides share a hot key fails with ERR_SPILLWAY_TOO_LARGE naming the key and its counts before building the pairs; a smaller one is exact', async (t) => {
+  const { client, cluster: c } = await cluster(t)
+  const side = (n: number, tag: string) =>
+    bag.fromSequence(Array.from({ length: n }, (_, i) => ({ k: i % 100 === 0 ? `cold-${i}` : 'hot', tag, i })), { npartitions: 4 })
+  // 3960 × 3960 pairs of one key: about 1 GiB of pairs alone, past 60% of a 1 GiB worker.
+  const err = await t.throwsAsync(client.compute(side(4000, 'l').join(side(4000, 'r'), 'k', 'k', { npartitions: 2 }).count()))
+  t.is((err as any).code, 'ERR_SPILLWAY_TOO_LARGE', String(err))
+  t.regex(err!.message, /join key "hot" is on 3960 left and 3960 right items: 15681600 pairs, about \d+ MiB in memory beyond the items' \d+ (MiB|bytes), more than 60% of a worker's 1024 MiB limit: filter or aggregate one side by that key first/)
+  t.is(c.nannies.reduce((a, n) => a + n.restarts, 0), 0, 'no worker lost')
+  // The same shape a tenth the size: every pair, exact.
+  t.is(await client.compute(side(300, 'l').join(side(300, 'r'), 'k', 'k', { npartitions: 2 }).count()), 297 * 297 + 3)
+})
