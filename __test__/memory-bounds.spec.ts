@@ -5,7 +5,7 @@ import test from 'ava'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { bag, KilledWorkerError } from 'spillway'
+import { bag, KilledWorkerError, random, schedulerWorkers } from 'spillway'
 import { cluster, GIB } from './cluster-helpers'
 
 function tempDir(t: { teardown(fn: () => void): void }): string {
@@ -58,4 +58,29 @@ test('a join whose sides share a hot key fails with ERR_SPILLWAY_TOO_LARGE namin
   t.is(c.nannies.reduce((a, n) => a + n.restarts, 0), 0, 'no worker lost')
   // The same shape a tenth the size: every pair, exact.
   t.is(await client.compute(side(300, 'l').join(side(300, 'r'), 'k', 'k', { npartitions: 2 }).count()), 297 * 297 + 3)
+})
+
+test('a rechunk to 128 MiB chunks on 1 GiB workers (2 GiB of rows to columns) is exact, no worker past its limit; one to chunks a worker cannot make is refused up front', async (t) => {
+  const { client, cluster: c } = await cluster(t, { maxMemGb: 2, reserveMemGb: 0 })
+  const workers = Object.values(await schedulerWorkers(client))
+  const x = random.random([16_384, 16_384], { chunks: [1024, 16_384], seed: 3 })
+  const tooBig = x.rechunk([16_384, 2048])
+  const err = await t.throwsAsync(client.compute(tooBig.sum()))
+  t.is((err as any).code, 'ERR_SPILLWAY_TOO_LARGE', String(err))
+  t.regex(err!.message, /chunk "rechunk-[0-9a-f]{16}-0" is 256 MiB \(33554432 elements\); making it holds about 3× that at once, more than 40% of a worker's 1024 MiB limit: rechunk to smaller chunks, of at most 137 MiB/)
+  const peak = new Map<string, number>()
+  let sampling = true
+  const sampler = (async () => {
+    while (sampling) {
+      for (const w of Object.values(await schedulerWorkers(client))) peak.set(w.name, Math.max(peak.get(w.name) ?? 0, (w.metrics as any)?.rss ?? 0))
+      await new Promise((r) => setTimeout(r, 50))
+    }
+  })()
+  // Every old chunk overlaps every new one: the pieces cross between the workers.
+  const [a, b] = await Promise.all([client.compute(x.rechunk([16_384, 1024]).sum()), client.compute(x.sum())])
+  sampling = false
+  await sampler
+  t.true(Math.abs(a - b) < 1e-6 * b, `${a} vs ${b}`)
+  for (const w of workers) t.true((peak.get(w.name) ?? 0) < w.memoryLimit, `${w.name}: peak rss ${((peak.get(w.name) ?? 0) / GIB).toFixed(2)} GiB`)
+  t.is(c.nannies.reduce((n, x) => n + x.restarts, 0), 0, 'no worker lost')
 })

@@ -24,6 +24,8 @@ export interface ShuffleHost {
   status(): WorkerStatus
   /** Wakes whoever waits on memory (a stored shard may need spilling). */
   checkSoon(): void
+  /** Spills managed values until `bytes` more fit under the spill threshold (an output about to be assembled). */
+  makeRoom?(bytes: number): Promise<void>
 }
 
 export interface ShuffleCounts {
@@ -182,6 +184,11 @@ export class ShuffleService {
         yield [m, part, data]
       }
     }
+  }
+
+  /** Room for an output of `bytes` and the store's copy of it, made before it is assembled. */
+  async makeRoom(bytes: number): Promise<void> {
+    await this.host.makeRoom?.(2 * bytes)
   }
 
   /** The output is read: its shards go, and late duplicates are dropped. */
