@@ -1,6 +1,6 @@
 import test from 'ava'
 import { combinePartials, finishPartial, generateChunk, KilledWorkerError, random, reduceChunk, schedulerWorkers } from 'spillway'
-import { alive, cluster, until } from './cluster-helpers'
+import { alive, cluster, GIB, until } from './cluster-helpers'
 
 const SHAPE = [8_000, 8_000]
 const CHUNKS = [1_000, 1_000]
@@ -46,18 +46,20 @@ test('a worker killed with SIGKILL mid persist + reduce loses nothing: its chunk
   t.is(c.nannies.filter((n) => n.restarts >= 1).length, 1)
 })
 
-test('a task that allocates past the terminate threshold fails with KilledWorkerError naming it; the cluster stays usable', async (t) => {
-  const { client } = await cluster(t)
-  // One 1.6 GB chunk on a 1 GiB worker: every attempt is killed by the nanny.
+test('a chunk larger than a worker can make is refused before any task starts, naming the figures; the cluster stays usable', async (t) => {
+  const { client, cluster: c } = await cluster(t)
+  // One 1.6 GB chunk on a 1 GiB worker: it used to kill three workers before failing.
   const big = random.random([200_000_000], { chunks: 200_000_000, seed: 1 })
+  const before = client.scheduler.totalTasks
   const err = await t.throwsAsync(async () => {
     const p = await client.persist(big)
     await p.wait()
   })
-  t.true(err instanceof KilledWorkerError, String(err))
-  t.is((err as any).code, 'ERR_SPILLWAY_KILLED_WORKER')
-  t.true(err!.message.includes(big.keys()[0]), err!.message)
-  t.regex(err!.message, /3 workers that died/)
+  t.is((err as any).code, 'ERR_SPILLWAY_TOO_LARGE', String(err))
+  t.true(err!.message.includes(`chunk ${JSON.stringify(big.keys()[0])} is 1526 MiB (200000000 elements)`), err!.message)
+  t.regex(err!.message, /more than 40% of a worker's 1024 MiB limit: use smaller chunks, of at most 137 MiB \(17895697 elements\)/)
+  t.is(client.scheduler.totalTasks, before, 'nothing was submitted')
+  t.is(c.nannies.reduce((a, n) => a + n.restarts, 0), 0)
   const small = await client.persist(random.random([1_000_000], { chunks: 100_000, seed: 2 }))
   await small.wait()
   const mean = await client.compute(small.mean())

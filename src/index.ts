@@ -12,6 +12,7 @@ export {
   isErrorCode,
   type SpillwayErrorCode,
   type ConfigProblem,
+  type KilledWorkerContext,
 } from './base/errors'
 export { SetupConfig, PROFILES, WORKLOAD_TYPES, type SetupOptions, type WorkloadType, type Profile } from './config/config'
 export {

@@ -135,21 +135,47 @@ export class InsufficientMemoryError extends SpillwayError {
   }
 }
 
+/** What is known of the task and of the last worker it killed, for KilledWorkerError's message. */
+export interface KilledWorkerContext {
+  /** What the task read, in words (file and byte range, shuffle output, chunk). */
+  input?: string
+  /** The last worker's memory limit, in bytes. */
+  memoryLimit?: number
+  /** Process memory its nanny saw when it killed it (past the terminate threshold). */
+  killedAtRss?: number
+  /** The terminate fraction it was killed past. */
+  terminate?: number
+  /** Process memory in its last heartbeat (any death, a kill from outside included). */
+  lastRss?: number
+}
+
+const gib = (n: number) => `${(n / 2 ** 30).toFixed(2)} GiB`
+
+function memoryWords(c: KilledWorkerContext, reason: string | undefined): string {
+  if (!c.memoryLimit) return ''
+  if (c.killedAtRss !== undefined) {
+    return `: its nanny killed the last one at ${gib(c.killedAtRss)} of process memory, past ${Math.round((c.terminate ?? 1) * 100)}% of its ${gib(c.memoryLimit)} limit`
+  }
+  const how = reason?.startsWith('killed by') ? `the last one was ${reason}, not by its nanny (the kernel's OOM killer or another process)` : `the last one was lost (${reason ?? 'no reason given'})`
+  return `: ${how}; its last heartbeat reported ${c.lastRss !== undefined ? gib(c.lastRss) : 'no figure'} of its ${gib(c.memoryLimit)} limit`
+}
+
 /** A task whose run killed too many workers (Dask's KilledWorker). */
 export class KilledWorkerError extends SpillwayError {
   readonly key: string
-  constructor(key: string, attempts: number, lastWorker?: string, reason?: string) {
+  constructor(key: string, attempts: number, lastWorker?: string, reason?: string, context: KilledWorkerContext = {}) {
     // A worker that exited by itself (a task calling process.exit, an uncaught
     // error in a callback) says nothing about memory; only a kill may.
     const exited = reason?.match(/^exited with code (-?\d+)/)
+    const read = context.input ? `; the task read ${context.input}` : ''
     super(
       'ERR_SPILLWAY_KILLED_WORKER',
       `task ${JSON.stringify(key)} was running on ${attempts} workers that died` +
         (lastWorker ? ` (last: ${lastWorker})` : '') +
         (exited
-          ? `: the worker exited with code ${exited[1]} while running ${JSON.stringify(key)}; a task must not end its worker's process (process.exit) nor leave an error uncaught`
-          : '; it probably needs more memory than a worker has: use smaller chunks, fewer workers or a higher memoryTerminate'),
-      { key, attempts, lastWorker, reason },
+          ? `: the worker exited with code ${exited[1]} while running ${JSON.stringify(key)}${read}; a task must not end its worker's process (process.exit) nor leave an error uncaught`
+          : `${memoryWords(context, reason)}${read}; it probably needs more memory than a worker has: give it less to hold at once (smaller blocks, chunks or groups, more partitions), workers with more memory each, or a higher memoryTerminate`),
+      { key, attempts, lastWorker, reason, ...context },
     )
     this.name = 'KilledWorkerError'
     this.key = key

@@ -8,6 +8,7 @@ import type { LocalCluster } from '../deploy/local-cluster'
 import type { Scheduler, TaskSubmission } from '../scheduler/scheduler'
 import { shufflesOf } from '../scheduler/shuffle'
 import { checkShuffleRoom } from './shuffle-check'
+import { checkChunkFit } from './chunk-check'
 import { ArgumentError, ClusterClosedError, ConfigError, SpillwayError } from '../base/errors'
 import { FutureEngine, type MapOptions, type SubmitOptions } from '../futures/engine'
 import type { ScatterOptions } from '../futures/scatter-options'
@@ -147,6 +148,7 @@ export class Client {
     const fresh = subs.filter((s) => !this.scheduler.tasks.has(s.key))
     let memoryBytes = 0
     for (const w of this.scheduler.workers.values()) memoryBytes += w.memoryLimit * lowestOn(w.metrics?.thresholds ?? this.scheduler.thresholds)
+    checkChunkFit(fresh, Math.min(...[...this.scheduler.workers.values()].map((w) => w.memoryLimit)))
     checkShuffleRoom(fresh, { spillDir: this.cluster.options.spillDir, memoryBytes, nbytesOf: (k) => this.scheduler.tasks.get(k)?.nbytes ?? 0 })
     this.scheduler.submit(shufflesOf(this.scheduler).prepare(subs))
   }

@@ -173,8 +173,9 @@ export class Nanny {
       terminate: () => this.scheduler.thresholds.terminate,
       fallbackRss: () => handle.metrics?.rss,
       alive: () => handle.alive,
-      onKill: (why) => {
+      onKill: (why, seen) => {
         this.kills++
+        handle.killedFor = seen
         this.opts.log?.('warn', `${handle.address}: ${why}`)
       },
     })

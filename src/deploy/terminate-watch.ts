@@ -24,8 +24,8 @@ export interface TerminateWatch {
   fallbackRss?: () => number | undefined
   /** Whether the worker still counts (a lost one is not killed again). */
   alive?: () => boolean
-  /** Told why, just before the kill. */
-  onKill: (message: string) => void
+  /** Told why, with the figures seen, just before the kill. */
+  onKill: (message: string, seen: { rss: number; terminate: number }) => void
 }
 
 /** Starts the watch; clear the returned timer when the child is gone. */
@@ -38,7 +38,7 @@ export function watchTerminate(child: ChildProcess, w: TerminateWatch): NodeJS.T
       const rss = (await rssOf(child.pid)) ?? w.fallbackRss?.()
       const terminate = w.terminate()
       if (rss !== undefined && rss > terminate * w.memoryLimit && child.exitCode === null && (w.alive?.() ?? true)) {
-        w.onKill(`process memory ${(rss / 2 ** 30).toFixed(2)} GiB exceeds ${Math.round(terminate * 100)}% of its ${(w.memoryLimit / 2 ** 30).toFixed(2)} GiB limit; restarting`)
+        w.onKill(`process memory ${(rss / 2 ** 30).toFixed(2)} GiB exceeds ${Math.round(terminate * 100)}% of its ${(w.memoryLimit / 2 ** 30).toFixed(2)} GiB limit; restarting`, { rss, terminate })
         child.kill('SIGKILL')
       }
     } finally {

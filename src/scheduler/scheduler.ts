@@ -4,7 +4,7 @@
 // through here: only keys, sizes, addresses and partials.
 
 import { EventEmitter } from 'node:events'
-import { ClusterClosedError, KilledWorkerError, SpillwayError } from '../base/errors'
+import { ClusterClosedError, SpillwayError } from '../base/errors'
 import type { ValueFormat } from '../wire/values'
 import type { ReducePartial } from '../native/spill-buffer'
 import { pickWorker, runRequest, scatterTarget } from './placement'
@@ -23,6 +23,7 @@ import { clusterTotals, type ClusterTotals } from './totals'
 import { missingInputs } from './peer-gone'
 import { onHeartbeat } from './heartbeat'
 import { forgetReplicasOn, promoteReplica } from './replicas'
+import { killedWorker } from './task-input'
 import { retireAsked, retireWorkers, type RetireOptions, type RetireReport } from './retire'
 import { cancelAndForgetAll } from './restart-tasks'
 
@@ -82,7 +83,7 @@ export class Scheduler extends EventEmitter {
       t.suspicious++
       t.lastWorker = w.address
       t.worker = undefined
-      if (t.suspicious >= ALLOWED_KILLS) this.fail(t, new KilledWorkerError(t.key, t.suspicious, w.address, reason))
+      if (t.suspicious >= ALLOWED_KILLS) this.fail(t, killedWorker(t, w, reason))
       else this.requeue(t, true)
     }
     const held = [...w.held]

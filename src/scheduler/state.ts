@@ -139,6 +139,8 @@ export class WorkerHandle {
   readonly startedAt = Date.now()
   /** Set while it leaves a request unanswered past RESPONSE_TIMEOUT_MS (watchdog.ts). */
   unresponsive = false
+  /** Set by its nanny as it kills it for memory: the figures it saw, for the error of the task it ran. */
+  killedFor: { rss: number; terminate: number } | undefined
   /** Set by whoever started it: ends this incarnation (its nanny starts the next). */
   restart: ((reason: string) => void) | undefined
 

@@ -80,6 +80,7 @@ export async function runRechunkCollect(service: ShuffleService, spec: RechunkCo
   const { shape, from, to } = spec.geometry
   const outBox = blockBox(shape, to, spec.output)
   const len = boxLen(outBox)
+  await service.makeRoom(len * ITEM_BYTES)
   // Not from the pool: the result is viewed as 8-byte elements, so it starts on its own aligned buffer.
   const out = Buffer.allocUnsafeSlow(len * ITEM_BYTES)
   const expected = new Set(blocksOverlapping(shape, from, outBox))

@@ -9,6 +9,7 @@ import { KeyTable, showKey } from '../wire/key-equality'
 import { keyOrder } from '../wire/order'
 import { keyFunction as keyFn, runAggregate, runPartition, type FunctionLoader } from './bag-partition'
 import type { ShuffleService } from './shuffle'
+import { boundedShards, checkJoinPairs, countPairs, GroupBound, outputBound, readAll, SORT_ENTRY_BYTES, type OutputBound } from './collect-bound'
 
 /** Output of `key` among `boundaries` (sorted by `order`, the sort's own): the first boundary after it. */
 function rangeOf(key: unknown, boundaries: unknown[], order: (a: unknown, b: unknown) => number): number {
@@ -47,57 +48,50 @@ export async function runSplit(load: FunctionLoader, service: ShuffleService, ke
 }
 
 export async function runCollect(load: FunctionLoader, service: ShuffleService, memoryLimit: number, spec: CollectSpec, ...markers: SplitMarker[]): Promise<unknown> {
-  const { shards, bytes } = await service.collect(spec.shuffle, spec.output, markers)
   const then = spec.then
+  const bound = outputBound(spec, memoryLimit)
+  const shards = boundedShards(service.shards(spec.shuffle, spec.output, markers), bound)
   let result: unknown
-  if (then.kind === 'items') result = shards.flatMap((s) => s.items)
+  if (then.kind === 'items') result = (await readAll(shards)).flatMap((s) => s.items)
   else if (then.kind === 'aggregate') {
     const partial = (items: unknown[]) => (then.reduce.op === 'distinct' ? new Set(items) : new Map(items as [unknown, unknown][]))
-    result = await runAggregate(load, { reduce: then.reduce, final: true }, ...shards.map((s) => partial(s.items)))
+    result = await runAggregate(load, { reduce: then.reduce, final: true }, ...(await readAll(shards)).map((s) => partial(s.items)))
   } else if (then.kind === 'groups') {
     const k = await keyFn(load, then.key, 'groupBy key')
     const groups = new KeyTable<unknown[]>('groupBy key')
-    for (const s of shards) for (const item of s.items) {
-      const g = k(item)
-      ;(groups.find(g) ?? groups.add(g, [])).value.push(item)
+    const groupBound = new GroupBound(bound, then.maxGroupBytes)
+    for await (const s of shards) {
+      for (const item of s.items) {
+        const g = k(item)
+        ;(groups.find(g) ?? groups.add(g, [])).value.push(item)
+      }
+      groupBound.afterShard(groups, s.items.length)
     }
-    checkGroups(groups, shards.reduce((a, s) => a + s.items.length, 0), bytes, memoryLimit, then.maxGroupBytes)
+    groupBound.check(groups)
     result = [...groups]
   } else if (then.kind === 'sorted') {
     const k = await keyFn(load, then.key, 'sortBy key')
-    const keyed = shards.flatMap((s) => s.items.map((v) => [k(v), v] as [unknown, unknown]))
+    const all = await readAll(shards)
+    bound.need(bound.items * SORT_ENTRY_BYTES, `${bound.items} sort entries`)
+    const keyed = all.flatMap((s) => s.items.map((v) => [k(v), v] as [unknown, unknown]))
     const order = keyOrder(then, 'sortBy key')
     keyed.sort((a, b) => order(a[0], b[0]))
     result = keyed.map(([, v]) => v)
   } else {
-    result = join(shards, await keyFn(load, then.leftKey, 'join leftKey'), await keyFn(load, then.rightKey, 'join rightKey'), then.how)
+    result = join(await readAll(shards), await keyFn(load, then.leftKey, 'join leftKey'), await keyFn(load, then.rightKey, 'join rightKey'), then.how, bound)
   }
   service.release(spec.shuffle, spec.output, markers)
   return result
 }
 
-/** A single group past half the worker's limit fails by name: holding it, and its copy as a result, would not fit. */
-function checkGroups(groups: KeyTable<unknown[]>, items: number, bytes: number, memoryLimit: number, maxGroupBytes: number | undefined): void {
-  if (items === 0) return
-  const perItem = bytes / items
-  const bound = maxGroupBytes ?? memoryLimit / 2
-  const what = maxGroupBytes === undefined ? `half of a worker's ${(memoryLimit / 2 ** 20).toFixed(0)} MiB` : `maxGroupBytes (${maxGroupBytes} bytes)`
-  for (const [k, list] of groups) {
-    const size = list.length * perItem
-    if (size > bound) {
-      const mib = size >= 2 ** 20 ? `${(size / 2 ** 20).toFixed(0)} MiB` : `${Math.round(size)} bytes`
-      throw ownTaskError('ERR_SPILLWAY_GROUP_TOO_LARGE', `group ${showKey(k)} holds ${list.length} items, about ${mib}, more than ${what}: use foldBy (which never builds groups) or a key with more values`, { key: k, bytes: Math.round(size), memoryLimit })
-    }
-  }
-}
-
-function join(shards: { side: number; items: unknown[] }[], leftKey: (v: unknown) => unknown, rightKey: (v: unknown) => unknown, how: 'inner' | 'left' | 'outer'): [unknown, unknown][] {
+function join(shards: { side: number; items: unknown[] }[], leftKey: (v: unknown) => unknown, rightKey: (v: unknown) => unknown, how: 'inner' | 'left' | 'outer', bound: OutputBound): [unknown, unknown][] {
   // Each right key's items, and whether a left item matched them.
   const right = new KeyTable<{ items: unknown[]; matched: boolean }>('join key')
   for (const s of shards) if (s.side === 1) for (const r of s.items) {
     const k = rightKey(r)
     ;(right.find(k) ?? right.add(k, { items: [], matched: false })).value.items.push(r)
   }
+  checkJoinPairs(bound, countPairs(shards, (l) => right.get(leftKey(l))?.items, [...right].map(([, v]) => v.items), rightKey, how))
   const out: [unknown, unknown][] = []
   for (const s of shards) if (s.side === 0) for (const l of s.items) {
     const rs = right.get(leftKey(l))

@@ -25,6 +25,8 @@ export interface ShuffleHost {
   status(): WorkerStatus
   /** Wakes whoever waits on memory (a stored shard may need spilling). */
   checkSoon(): void
+  /** Spills managed values until `bytes` more fit under the spill threshold (an output about to be assembled). */
+  makeRoom?(bytes: number): Promise<void>
 }
 
 export interface ShuffleCounts {
@@ -136,8 +138,21 @@ export class ShuffleService {
    */
   async collect(shuffle: string, output: number, markers: SplitMarker[]): Promise<{ shards: { side: number; items: unknown[] }[]; bytes: number }> {
     const out: { side: number; items: unknown[] }[] = []
-    const bytes = await this.readShards(shuffle, output, markers, (m, _part, data) => out.push({ side: m.side, items: deserialize(data) as unknown[] }))
+    let bytes = 0
+    for await (const s of this.shards(shuffle, output, markers)) {
+      out.push(s)
+      bytes += s.bytes
+    }
     return { shards: out, bytes }
+  }
+
+  /**
+   * The shards of output `output`, in input order, each deserialized only
+   * when asked for: a reader that checks its memory as they come stops
+   * before the rest are read.
+   */
+  async *shards(shuffle: string, output: number, markers: SplitMarker[]): AsyncGenerator<{ side: number; items: unknown[]; bytes: number }> {
+    for await (const [m, , data] of this.#shardData(shuffle, output, markers)) yield { side: m.side, items: deserialize(data) as unknown[], bytes: data.length }
   }
 
   /**
@@ -147,22 +162,34 @@ export class ShuffleService {
    * the scheduler to run those again: all of them, before any is read.
    */
   async readShards(shuffle: string, output: number, markers: SplitMarker[], take: (m: SplitMarker, part: number, data: Buffer) => void): Promise<number> {
+    let total = 0
+    for await (const [m, part, data] of this.#shardData(shuffle, output, markers)) {
+      total += data.length
+      take(m, part, data)
+    }
+    return total
+  }
+
+  async *#shardData(shuffle: string, output: number, markers: SplitMarker[]): AsyncGenerator<[SplitMarker, number, Buffer]> {
     // Being read again (its result was lost): shards sent anew must be taken.
     this.#done.get(shuffle)?.delete(output)
     const sorted = [...markers].sort((a, b) => a.input - b.input)
     const keysOf = (m: SplitMarker) => Array.from({ length: m.parts[output] ?? 0 }, (_, k) => shardKey(shuffle, output, m.input, k))
     const missing = sorted.filter((m) => !keysOf(m).every((k) => this.host.store.has(k))).map((m) => m.key)
     if (missing.length) throw missingShards(shuffle, output, missing)
-    let total = 0
     for (const m of sorted) {
       for (const [part, key] of keysOf(m).entries()) {
-        const data = await this.host.store.get(key)
+        // Peeked: a spilled shard is read once, into this task, not back into managed memory beside its items.
+        const data = await this.host.store.peek(key)
         if (!data) throw missingShards(shuffle, output, [m.key])
-        total += data.length
-        take(m, part, data)
+        yield [m, part, data]
       }
     }
-    return total
+  }
+
+  /** Room for an output of `bytes` and the store's copy of it, made before it is assembled. */
+  async makeRoom(bytes: number): Promise<void> {
+    await this.host.makeRoom?.(2 * bytes)
   }
 
   /** The output is read: its shards go, and late duplicates are dropped. */

@@ -125,7 +125,7 @@ export class TaskRunner {
     const started = performance.now()
     const services = task.fn === 'call' && this.calls ? new RunServices(String(seq), this.calls, this.inputs, this.#slots) : undefined
     try {
-      const result = task.fn === 'chunk' ? { nbytes: await this.buffer.generate(key, task.spec) } : await this.#call(key, task, who, loaded!, controller, services)
+      const result = task.fn === 'chunk' ? { nbytes: await this.#generate(key, task.spec) } : await this.#call(key, task, who, loaded!, controller, services)
       this.counts.done++
       return result
     } catch (e) {
@@ -138,6 +138,17 @@ export class TaskRunner {
       // A run that ends seceded has no slot to give back.
       if (!services || services.end()) this.#slots.release()
     }
+  }
+
+  /**
+   * A chunk made natively, straight into the store: room is made first for
+   * it and for the copy its spill encodes, or a chunk that is a large share
+   * of the worker lands on a store at its target and crosses `terminate`
+   * (128 MB chunks killed 1 GiB workers that way).
+   */
+  async #generate(key: string, spec: Extract<TaskFn, { fn: 'chunk' }>['spec']): Promise<number> {
+    await this.memory.makeRoom(2 * spec.len * 8)
+    return this.buffer.generate(key, spec)
   }
 
   /** The function and the inputs of a call, read back or fetched, with room made for them and for its result. */

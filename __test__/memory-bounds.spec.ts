@@ -1,0 +1,86 @@
+// A memory bound that holds: a plan that cannot fit a worker is refused
+// before it runs, naming the figure; a task that kills its workers anyway
+// is named with what it read and the memory seen.
+import test from 'ava'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { bag, KilledWorkerError, random, schedulerWorkers } from 'spillway'
+import { cluster, GIB } from './cluster-helpers'
+
+function tempDir(t: { teardown(fn: () => void): void }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'spillway-bounds-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+test('a bag task that kills its workers fails with KilledWorkerError naming its file, byte range and the memory figures', async (t) => {
+  const { client } = await cluster(t)
+  const dir = tempDir(t)
+  const f = join(dir, 'lines.txt')
+  writeFileSync(f, 'a\nb\n')
+  // Buffers outside the JS heap: the nanny sees the process grow past its limit and kills it, three times.
+  const grow = bag.readText(f).map((line: string) => {
+    const held: Buffer[] = []
+    for (;;) held.push(Buffer.alloc(64 * 2 ** 20, 1))
+    return line + held.length
+  })
+  const err = await t.throwsAsync(client.compute(grow))
+  t.true(err instanceof KilledWorkerError, String(err))
+  t.is((err as any).code, 'ERR_SPILLWAY_KILLED_WORKER')
+  t.true(err!.message.includes(`the task read file ${f} bytes 0-4 (4 bytes)`), err!.message)
+  t.regex(err!.message, /its nanny killed the last one at \d\.\d\d GiB of process memory, past \d+% of its 1\.00 GiB limit/)
+  t.is((err as any).details.memoryLimit, GIB)
+})
+
+test('one group larger than a worker fails with ERR_SPILLWAY_GROUP_TOO_LARGE as its shards are read, before all are, and no worker dies', async (t) => {
+  const { client, cluster: c } = await cluster(t, { maxMemGb: 2, reserveMemGb: 0 })
+  // 640 items of 1 MiB under one key: a 640 MiB group on 1 GiB workers.
+  const items = bag
+    .fromSequence(Array.from({ length: 8 }, (_, i) => i), { npartitions: 8 })
+    .flatMap((i: number) => Array.from({ length: 80 }, (_, j) => ({ k: 'hot', p: Buffer.alloc(2 ** 20, (i + j) % 251) })))
+  const err = await t.throwsAsync(client.compute(items.groupBy('k', { npartitions: 2 }).map(([k, list]: [string, unknown[]]) => [k, list.length])))
+  t.is((err as any).code, 'ERR_SPILLWAY_GROUP_TOO_LARGE', String(err))
+  t.regex(err!.message, /group "hot" holds at least \d+ items, about \d+ MiB serialized and \d+ MiB in memory, more than half of a worker's 1024 MiB limit/)
+  const read = Number(/at least (\d+) items/.exec(err!.message)![1])
+  t.true(read < 640, `caught after ${read} of 640 items were read`)
+  t.is(c.nannies.reduce((a, n) => a + n.restarts, 0), 0, 'no worker lost')
+})
+
+test('a join whose sides share a hot key fails with ERR_SPILLWAY_TOO_LARGE naming the key and its counts before building the pairs; a smaller one is exact', async (t) => {
+  const { client, cluster: c } = await cluster(t)
+  const side = (n: number, tag: string) =>
+    bag.fromSequence(Array.from({ length: n }, (_, i) => ({ k: i % 100 === 0 ? `cold-${i}` : 'hot', tag, i })), { npartitions: 4 })
+  // 3960 × 3960 pairs of one key: about 1 GiB of pairs alone, past 60% of a 1 GiB worker.
+  const err = await t.throwsAsync(client.compute(side(4000, 'l').join(side(4000, 'r'), 'k', 'k', { npartitions: 2 }).count()))
+  t.is((err as any).code, 'ERR_SPILLWAY_TOO_LARGE', String(err))
+  t.regex(err!.message, /join key "hot" is on 3960 left and 3960 right items: 15681600 pairs, about \d+ MiB in memory beyond the items' \d+ (MiB|bytes), more than 60% of a worker's 1024 MiB limit: filter or aggregate one side by that key first/)
+  t.is(c.nannies.reduce((a, n) => a + n.restarts, 0), 0, 'no worker lost')
+  // The same shape a tenth the size: every pair, exact.
+  t.is(await client.compute(side(300, 'l').join(side(300, 'r'), 'k', 'k', { npartitions: 2 }).count()), 297 * 297 + 3)
+})
+
+test('a rechunk to 128 MiB chunks on 1 GiB workers (2 GiB of rows to columns) is exact, no worker past its limit; one to chunks a worker cannot make is refused up front', async (t) => {
+  const { client, cluster: c } = await cluster(t, { maxMemGb: 2, reserveMemGb: 0 })
+  const workers = Object.values(await schedulerWorkers(client))
+  const x = random.random([16_384, 16_384], { chunks: [1024, 16_384], seed: 3 })
+  const tooBig = x.rechunk([16_384, 2048])
+  const err = await t.throwsAsync(client.compute(tooBig.sum()))
+  t.is((err as any).code, 'ERR_SPILLWAY_TOO_LARGE', String(err))
+  t.regex(err!.message, /chunk "rechunk-[0-9a-f]{16}-0" is 256 MiB \(33554432 elements\); making it holds about 3× that at once, more than 40% of a worker's 1024 MiB limit: rechunk to smaller chunks, of at most 137 MiB/)
+  const peak = new Map<string, number>()
+  let sampling = true
+  const sampler = (async () => {
+    while (sampling) {
+      for (const w of Object.values(await schedulerWorkers(client))) peak.set(w.name, Math.max(peak.get(w.name) ?? 0, (w.metrics as any)?.rss ?? 0))
+      await new Promise((r) => setTimeout(r, 50))
+    }
+  })()
+  // Every old chunk overlaps every new one: the pieces cross between the workers.
+  const [a, b] = await Promise.all([client.compute(x.rechunk([16_384, 1024]).sum()), client.compute(x.sum())])
+  sampling = false
+  await sampler
+  t.true(Math.abs(a - b) < 1e-6 * b, `${a} vs ${b}`)
+  for (const w of workers) t.true((peak.get(w.name) ?? 0) < w.memoryLimit, `${w.name}: peak rss ${((peak.get(w.name) ?? 0) / GIB).toFixed(2)} GiB`)
+  t.is(c.nannies.reduce((n, x) => n + x.restarts, 0), 0, 'no worker lost')
+})
