@@ -18,7 +18,7 @@ import { settleStuckWork } from './stuck-work'
 import { Lifetimes } from './lifetimes'
 import { TaskRecord, type TaskSubmission, type WorkerHandle } from './state'
 import { Restrictions } from './restrictions'
-import { markUnresponsive, RESPONSE_TIMEOUT_MS, watchCancelled } from './watchdog'
+import { CANCEL_GRACE_MS, markUnresponsive, RELEASED_GRACE_MS, RESPONSE_TIMEOUT_MS, stopRun } from './watchdog'
 import { clusterTotals, type ClusterTotals } from './totals'
 import { missingInputs } from './peer-gone'
 import { onHeartbeat } from './heartbeat'
@@ -41,7 +41,7 @@ export class Scheduler extends EventEmitter {
   readonly queue = new TaskQueue()
   #closed = false
   #seq = 0
-  readonly #life = new Lifetimes(this.tasks, () => this.backup)
+  readonly #life = new Lifetimes(this.tasks, () => this.backup, (t, w, graceMs) => this.#stopRun(t, w, graceMs))
   readonly #restrictions = new Restrictions(this)
   readonly #slow = (w: WorkerHandle) => markUnresponsive(this, w, RESPONSE_TIMEOUT_MS)
   readonly #sent = new WeakMap<TaskRecord, Promise<unknown>>() // each task's latest run: has a cancelled one stopped?
@@ -52,6 +52,8 @@ export class Scheduler extends EventEmitter {
   thresholds: Thresholds
   /** A worker paused by unmanaged memory this long is retired and restarted (paused-restart.ts). */
   pausedRestartMs = 60_000
+  /** A running task whose key no one holds any more (released, garbage-collected) that has not stopped this long has its worker restarted. */
+  releasedGraceMs = RELEASED_GRACE_MS
   /** Copies of scattered values, to restore them when their holder dies. */
   backup: ScatterBackup | undefined
 
@@ -292,6 +294,12 @@ export class Scheduler extends EventEmitter {
     for (const dep of t.deps) if (!dep.needed) this.#life.forgetOrRelease(dep)
   }
 
+  /** Aborts a run no one wants any more on its worker (watchdog.ts): explicit cancels get CANCEL_GRACE_MS to stop, released keys releasedGraceMs. */
+  #stopRun(t: TaskRecord, w: WorkerHandle, graceMs?: number): void {
+    const why = graceMs === undefined ? 'released' : 'cancelled'
+    stopRun(this, w, t.key, this.#sent.get(t), graceMs ?? this.releasedGraceMs, why)
+  }
+
   /** Takes a run back from a worker, which skips it, and queues it again (stuck-work.ts). */
   withdraw(t: TaskRecord, w: WorkerHandle): void {
     if (t.worker !== w || t.state !== 'processing') return
@@ -318,12 +326,7 @@ export class Scheduler extends EventEmitter {
       const t = this.tasks.get(k)
       if (!t || t.state === 'erred') continue
       const err = new SpillwayError('ERR_SPILLWAY_CANCELLED', `task ${JSON.stringify(k)} was cancelled`, { key: k })
-      const w = t.worker
-      if (w && t.state === 'processing') {
-        w.rpc.request({ op: 'cancel', key: k }).catch(() => {})
-        watchCancelled(w, k, this.#sent.get(t))
-      }
-      this.#life.dropValue(t)
+      this.#life.dropValue(t, CANCEL_GRACE_MS)
       this.fail(t, err)
     }
     this.pump()

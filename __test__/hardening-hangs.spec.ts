@@ -1,0 +1,147 @@
+// Hangs that now settle (issue 32, items 13, 14, 16): work no one holds is
+// aborted and, when it will not stop, its worker restarted; a task module
+// that never finishes loading fails its tasks after a time limit; a task
+// that would wait on itself through its sub-tasks fails at once. Limits
+// below only turn a hang into a failure.
+import test from 'ava'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
+import { bag, schedulerWorkers, type Client, type SpillwayError } from 'spillway'
+import { alive, cluster, until } from './cluster-helpers'
+
+const FIX = join(__dirname, 'fixtures', 'tasks', 'hangs.mjs')
+const fn = (name: string) => ({ module: FIX, name })
+const HANG_MS = 60_000
+/** releasedTaskGrace (seconds) for the tests that wait for a restart. */
+const GRACE = 2
+
+function bounded<T>(p: Promise<T>, what: string, ms = HANG_MS): Promise<T> {
+  let timer: NodeJS.Timeout
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not settle in ${ms / 1000} s`)), ms)))]).finally(() => clearTimeout(timer))
+}
+
+function scratch(t: { teardown(fn: () => void): void }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'spillway-hangs-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const byName = async (client: Client) => Object.values(await schedulerWorkers(client)).sort((a, b) => a.name.localeCompare(b.name))
+const pidIn = async (marker: string) => {
+  await until(() => existsSync(marker) && readFileSync(marker, 'utf8') !== '', 30_000, `the task to start (${marker})`)
+  return Number(readFileSync(marker, 'utf8'))
+}
+/** Four quick tasks, restricted to `name` when given; their results (their Futures released). */
+async function quick(client: Client, name?: string): Promise<number[]> {
+  const fs = Array.from({ length: 4 }, (_, i) => client.submit(fn('double'), [i], { pure: false, ...(name ? { workers: [name] } : {}) }))
+  try {
+    return (await client.gather(fs)) as number[]
+  } finally {
+    for (const f of fs) f.release()
+  }
+}
+
+test('a released Future of a never-ending synchronous task: 4 quick tasks finish elsewhere at once, long before its worker is restarted', async (t) => {
+  t.timeout(120_000)
+  const { client } = await cluster(t, { threadsPerWorker: 1 })
+  const dir = scratch(t)
+  const [a] = await byName(client)
+  const marker = join(dir, 'spinning')
+  const spinning = client.submit(fn('spinForever'), [marker], { workers: [a.name], pure: false })
+  const pid = await pidIn(marker)
+  spinning.release()
+  t.deepEqual(await bounded(quick(client), '4 quick tasks after the release', 40_000), [0, 2, 4, 6])
+  t.true(alive(pid), 'the default grace (60 s) has not run out: the blocked worker is still there')
+})
+
+test('a released Future of a never-ending synchronous task: its worker is restarted after releasedTaskGrace, quick tasks run there, and what it held is recomputed', async (t) => {
+  t.timeout(120_000)
+  const { client } = await cluster(t, { threadsPerWorker: 1, releasedTaskGrace: GRACE })
+  const dir = scratch(t)
+  const [a] = await byName(client)
+  const held = client.submit(fn('pid'), [], { workers: [a.name], pure: false })
+  t.is(await held.result(), a.pid)
+  const marker = join(dir, 'spinning')
+  const spinning = client.submit(fn('spinForever'), [marker], { workers: [a.name], pure: false })
+  const pid = await pidIn(marker)
+  spinning.release()
+  const doubled = await bounded(quick(client, a.name), '4 quick tasks on the blocked worker')
+  t.deepEqual(doubled, [0, 2, 4, 6])
+  t.false(alive(pid), 'the blocked worker was restarted')
+  const again = (await byName(client)).find((w) => w.name === a.name)!
+  t.not(again.pid, pid)
+  t.is(await bounded(held.result(), 'the value the restarted worker held'), again.pid, 'made again on the new process')
+})
+
+test('a garbage-collected Future of a task that never settles and ignores its signal: its worker is restarted and quick tasks run there', async (t) => {
+  t.timeout(120_000)
+  setFlagsFromString('--expose-gc')
+  const gc = runInNewContext('gc') as () => void
+  const { client } = await cluster(t, { threadsPerWorker: 1, releasedTaskGrace: GRACE })
+  const dir = scratch(t)
+  const [a] = await byName(client)
+  const marker = join(dir, 'stubborn')
+  // No reference to the Future is kept, only its key.
+  const key = ((m: string) => client.submit(fn('neverSettles'), [m], { workers: [a.name], pure: false }).key)(marker)
+  const pid = await pidIn(marker)
+  await bounded(
+    (async () => {
+      while (client.scheduler.tasks.get(key)?.state === 'processing') {
+        gc()
+        await sleep(20)
+      }
+    })(),
+    'the Future to be collected',
+  )
+  t.deepEqual(await bounded(quick(client, a.name), '4 quick tasks on the worker of the collected task'), [0, 2, 4, 6])
+  t.false(alive(pid), 'the worker whose task would not stop was restarted')
+})
+
+test('a released Future of a task that honours its signal: the signal aborts with ERR_SPILLWAY_CANCELLED and its worker goes on, not restarted', async (t) => {
+  t.timeout(120_000)
+  const { client } = await cluster(t, { threadsPerWorker: 1, releasedTaskGrace: GRACE })
+  const dir = scratch(t)
+  const [a] = await byName(client)
+  const marker = join(dir, 'waiting')
+  const aborted = join(dir, 'aborted')
+  const f = client.submit(fn('untilAborted'), [marker, aborted], { workers: [a.name], pure: false })
+  const pid = await pidIn(marker)
+  f.release()
+  await bounded(until(() => existsSync(aborted), HANG_MS, 'the abort'), 'the abort')
+  t.is(readFileSync(aborted, 'utf8'), 'ERR_SPILLWAY_CANCELLED')
+  t.deepEqual(await bounded(quick(client, a.name), '4 quick tasks after the abort'), [0, 2, 4, 6])
+  await sleep(2 * GRACE * 1000)
+  t.true(alive(pid), 'a run that stopped does not cost its worker')
+  t.is(await client.submit(fn('pid'), [], { workers: [a.name], pure: false }).result(), pid)
+})
+
+test('a long synchronous task still held is not stopped for its length: it outlasts releasedTaskGrace and returns from the same worker', async (t) => {
+  t.timeout(120_000)
+  const { client } = await cluster(t, { threadsPerWorker: 1, releasedTaskGrace: GRACE })
+  const dir = scratch(t)
+  const [a] = await byName(client)
+  const marker = join(dir, 'busy')
+  const f = client.submit(fn('busyFor'), [marker, 3 * GRACE * 1000], { workers: [a.name], pure: false })
+  const pid = await pidIn(marker)
+  t.is(await bounded(f.result(), 'the long task'), pid)
+  t.true(alive(pid))
+})
+
+test('a released persisted bag whose partition blocks its worker: the partition is stopped by a restart and quick tasks run on that worker', async (t) => {
+  t.timeout(120_000)
+  const { client } = await cluster(t, { threadsPerWorker: 1, releasedTaskGrace: GRACE })
+  const dir = scratch(t)
+  const marker = join(dir, 'partition')
+  const kept = await client.persist(bag.fromSequence(['spin', 'x', 'y', 'z'], { npartitions: 2 }).map(fn('spinOn'), marker))
+  const pid = await pidIn(marker)
+  const blocked = (await byName(client)).find((w) => w.pid === pid)!
+  t.truthy(blocked, 'the partition runs on a worker of the cluster')
+  kept.release()
+  t.deepEqual(await bounded(quick(client, blocked.name), '4 quick tasks on the worker of the released partition'), [0, 2, 4, 6])
+  t.false(alive(pid), 'the blocked worker was restarted')
+  await bounded(until(() => kept.parts.flatMap((p) => p.deps).every((k) => !client.scheduler.tasks.has(k)), HANG_MS, 'every partition let go of'), 'the release')
+})
