@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
-import { bag, schedulerWorkers, type Client, type SpillwayError } from 'spillway'
+import { bag, schedulerWorkers, SetupConfig, type Client, type SpillwayError } from 'spillway'
 import { alive, cluster, until } from './cluster-helpers'
 
 const FIX = join(__dirname, 'fixtures', 'tasks', 'hangs.mjs')
@@ -144,4 +144,37 @@ test('a released persisted bag whose partition blocks its worker: the partition 
   t.deepEqual(await bounded(quick(client, blocked.name), '4 quick tasks on the worker of the released partition'), [0, 2, 4, 6])
   t.false(alive(pid), 'the blocked worker was restarted')
   await bounded(until(() => kept.parts.flatMap((p) => p.deps).every((k) => !client.scheduler.tasks.has(k)), HANG_MS, 'every partition let go of'), 'the release')
+})
+
+const NEVER = join(__dirname, 'fixtures', 'tasks', 'never-loads.mjs')
+
+test('a task module whose top-level await never settles fails each of its tasks with ERR_SPILLWAY_TIMEOUT naming it and importTimeout; other modules go on working', async (t) => {
+  t.timeout(120_000)
+  const { client } = await cluster(t, { threadsPerWorker: 1, importTimeout: 10 })
+  const [a] = await byName(client)
+  const first = client.submit({ module: NEVER, name: 'never' }, [1], { workers: [a.name] })
+  const second = client.submit({ module: NEVER, name: 'other' }, [2], { workers: [a.name] })
+  // Another module's task on the same one-thread worker runs while that import is still pending.
+  const meanwhile = client.submit(fn('double'), [5], { workers: [a.name], pure: false })
+  t.is(await bounded(meanwhile.result(), 'a task of another module'), 10)
+  t.is(first.status, 'pending')
+  for (const f of [first, second]) {
+    const e = (await bounded(f.exception(), 'a task of the module that never loads')) as SpillwayError
+    t.is(e?.code, 'ERR_SPILLWAY_TIMEOUT')
+    t.true(e.message.includes(NEVER), e.message)
+    t.regex(e.message, /within 10 s \(importTimeout\)/)
+  }
+  // Tried again later, it fails again at once: its import is still pending.
+  const later = client.submit({ module: NEVER, name: 'never' }, [3], { workers: [a.name], pure: false })
+  t.is(((await bounded(later.exception(), 'a later task of that module', 10_000)) as SpillwayError)?.code, 'ERR_SPILLWAY_TIMEOUT')
+  t.deepEqual(await bounded(quick(client, a.name), 'quick tasks on that worker'), [0, 2, 4, 6])
+  t.true((await byName(client)).some((w) => w.pid === a.pid), 'no worker was restarted for it')
+})
+
+test('importTimeout and releasedTaskGrace must be positive numbers of seconds', (t) => {
+  for (const field of ['importTimeout', 'releasedTaskGrace']) {
+    const e = t.throws(() => new SetupConfig({ [field]: 0 } as any)) as SpillwayError
+    t.is(e.code, 'ERR_SPILLWAY_INVALID_CONFIG')
+    t.true(e.message.includes(`${field}: got 0; allowed: a positive number of seconds (default 60)`), e.message)
+  }
 })

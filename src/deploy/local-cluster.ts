@@ -41,6 +41,8 @@ export interface LocalClusterOptions {
   pausedRestartMs?: number
   /** A running task whose key no one holds any more that has not stopped this long has its worker restarted (default 60 s; scheduler/watchdog.ts). */
   releasedGraceMs?: number
+  /** How long a task module may take to import on a worker before the tasks that need it fail (default 60 s). */
+  importTimeoutMs?: number
   /** A worker from elsewhere silent this long is taken as lost (default 300 s). */
   workerTtlMs?: number
   /** Certificate, key (and CA) files for a tls:// `listen` address. */

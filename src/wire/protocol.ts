@@ -31,6 +31,8 @@ export interface WorkerStart {
   transferLimit: number
   /** A paused worker that cannot spill and makes no progress this long reports itself stuck. */
   stuckTimeoutMs: number
+  /** How long a task module may take to import before the tasks that need it fail (absent: 60 s). */
+  importTimeoutMs?: number
 }
 
 /** 'closing_gracefully' is the scheduler's own: a worker being retired (Dask's name). */

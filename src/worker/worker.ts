@@ -150,7 +150,7 @@ export class Worker {
     const dataAddress = await server.start(config.dataAddress)
     const host = { store: buffer, client, memoryLimit: config.memoryLimit, address: dataAddress, status: () => monitor.status, checkSoon: () => monitor.checkSoon() }
     shuffle = new ShuffleService(host, Math.max(SHARD_PART, Math.floor(config.memoryLimit * OUTGOING_SHARE)))
-    const runner = new TaskRunner(config.nthreads, () => monitor.status, buffer, inputs, dataAddress, monitor, { shuffle, memoryLimit: config.memoryLimit }, this.#calls)
+    const runner = new TaskRunner(config.nthreads, () => monitor.status, buffer, inputs, dataAddress, monitor, { shuffle, memoryLimit: config.memoryLimit }, this.#calls, config.importTimeoutMs)
     this.#parts = { config, buffer, monitor, runner, server, client, inputs, shuffle }
     this.#timers.push(setInterval(this.#heartbeat, config.heartbeatMs), setInterval(() => monitor.check(), config.monitorMs))
     return { pid: process.pid, dataAddress }
