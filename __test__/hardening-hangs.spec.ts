@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { bag, schedulerWorkers, SetupConfig, type Client, type SpillwayError } from 'spillway'
+import { cycleThrough } from '../src/scheduler/sub-task-cycles'
 import { alive, cluster, until } from './cluster-helpers'
 
 const FIX = join(__dirname, 'fixtures', 'tasks', 'hangs.mjs')
@@ -177,4 +178,45 @@ test('importTimeout and releasedTaskGrace must be positive numbers of seconds', 
     t.is(e.code, 'ERR_SPILLWAY_INVALID_CONFIG')
     t.true(e.message.includes(`${field}: got 0; allowed: a positive number of seconds (default 60)`), e.message)
   }
+})
+
+test('a task that submits its own key fails with ERR_SPILLWAY_CYCLE naming the key, instead of waiting on itself; nothing is left held', async (t) => {
+  t.timeout(120_000)
+  const { client, cluster: c } = await cluster(t, { localWorkers: 1, threadsPerWorker: 1 })
+  const f = client.submit(fn('submitsItself'), [1])
+  const e = (await bounded(f.exception(), 'a task submitting its own key')) as SpillwayError
+  t.is(e?.code, 'ERR_SPILLWAY_CYCLE')
+  t.true(e.message.includes(`submitted ${JSON.stringify(f.key)}, which is its own key: it would wait on itself for ever`), e.message)
+  f.release()
+  await bounded(until(() => c.scheduler.tasks.size === 0, HANG_MS, 'every key let go of'), 'the release')
+  for (const w of c.scheduler.workers.values()) t.is(c.taskClients.runsOn(w), 0)
+})
+
+test('a child that submits under its parent’s key fails with ERR_SPILLWAY_CYCLE naming the chain, and so does the parent; a sub-task under a key of its own runs', async (t) => {
+  t.timeout(120_000)
+  const { client, cluster: c } = await cluster(t, { localWorkers: 1, threadsPerWorker: 1 })
+  const parent = client.submit(fn('parentOfCycle'), [])
+  const e = (await bounded(parent.exception(), 'a parent whose child submits under its key')) as SpillwayError
+  t.is(e?.code, 'ERR_SPILLWAY_CYCLE')
+  t.regex(e.message, new RegExp(`submitted ${JSON.stringify(parent.key)}, which is the key of a task that waits on it through its sub-tasks \\(${JSON.stringify(parent.key)} → "childSubmitting-[0-9a-f-]+"\\)`), e.message)
+  const fine = client.submit(fn('parentOfFine'), [])
+  t.is(await bounded(fine.result(), 'a sub-task under a fresh key'), 42)
+  parent.release()
+  fine.release()
+  await bounded(until(() => c.scheduler.tasks.size === 0, HANG_MS, 'every key let go of'), 'the release')
+  for (const w of c.scheduler.workers.values()) t.is(c.taskClients.runsOn(w), 0)
+})
+
+test('cycleThrough: a shortest chain from the submitted key down to its submitter; none in a DAG of shared sub-tasks', (t) => {
+  // Who holds each key while running: fib-like sharing (4 and 3 both submit 2), and a chain a → b → c.
+  const holders: Record<string, string[]> = { f3: ['f4', 'f5'], f4: ['f5'], f2: ['f3', 'f4'], b: ['a'], c: ['b'], a: [] }
+  const up = (k: string) => holders[k] ?? []
+  t.is(cycleThrough('f3', 'f1', up), undefined)
+  t.is(cycleThrough('f2', 'f0', up), undefined)
+  t.deepEqual(cycleThrough('f2', 'f2', up), ['f2'])
+  t.deepEqual(cycleThrough('f2', 'f5', up), ['f5', 'f3', 'f2'], 'a shortest chain, the first holder first')
+  t.deepEqual(cycleThrough('c', 'a', up), ['a', 'b', 'c'])
+  t.is(cycleThrough('a', 'c', up), undefined, 'a parent submitting below itself closes no cycle')
+  // A loop among the holders themselves is walked once.
+  t.is(cycleThrough('x', 'z', (k) => (k === 'x' ? ['y'] : ['x'])), undefined)
 })

@@ -41,7 +41,8 @@ export class Scheduler extends EventEmitter {
   readonly queue = new TaskQueue()
   #closed = false
   #seq = 0
-  readonly #life = new Lifetimes(this.tasks, () => this.backup, (t, w, graceMs) => this.#stopRun(t, w, graceMs))
+  // A run no one wants any more is aborted (watchdog.ts): an explicit cancel gives it CANCEL_GRACE_MS to stop, a release releasedGraceMs.
+  readonly #life = new Lifetimes(this.tasks, () => this.backup, (t, w, ms) => stopRun(this, w, t.key, this.#sent.get(t), ms ?? this.releasedGraceMs, ms === undefined ? 'released' : 'cancelled'))
   readonly #restrictions = new Restrictions(this)
   readonly #slow = (w: WorkerHandle) => markUnresponsive(this, w, RESPONSE_TIMEOUT_MS)
   readonly #sent = new WeakMap<TaskRecord, Promise<unknown>>() // each task's latest run: has a cancelled one stopped?
@@ -292,12 +293,6 @@ export class Scheduler extends EventEmitter {
       if (d.state === 'waiting' && d.deps.every((x) => x.state === 'memory')) this.requeue(d, false)
     }
     for (const dep of t.deps) if (!dep.needed) this.#life.forgetOrRelease(dep)
-  }
-
-  /** Aborts a run no one wants any more on its worker (watchdog.ts): explicit cancels get CANCEL_GRACE_MS to stop, released keys releasedGraceMs. */
-  #stopRun(t: TaskRecord, w: WorkerHandle, graceMs?: number): void {
-    const why = graceMs === undefined ? 'released' : 'cancelled'
-    stopRun(this, w, t.key, this.#sent.get(t), graceMs ?? this.releasedGraceMs, why)
   }
 
   /** Takes a run back from a worker, which skips it, and queues it again (stuck-work.ts). */

@@ -210,7 +210,8 @@ export interface SubTask {
  * sub-tasks) does not count against its worker's threads.
  */
 export type TaskCall =
-  | { op: 'submit'; run: string; tasks: SubTask[] }
+  /** `parent`: the key of the task whose run submits (a sub-task under it, or one of its submitters, is refused: ERR_SPILLWAY_CYCLE). */
+  | { op: 'submit'; run: string; tasks: SubTask[]; parent?: string }
   /** Answered once every key is held or has failed: KeyOutcome[], in order. */
   | { op: 'wait'; run: string; keys: string[] }
   | { op: 'release'; run: string; keys: string[] }

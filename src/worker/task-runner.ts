@@ -128,7 +128,7 @@ export class TaskRunner {
     }
     this.counts.executing++
     const started = performance.now()
-    const services = task.fn === 'call' && this.calls ? new RunServices(String(seq), this.calls, this.inputs, this.#slots) : undefined
+    const services = task.fn === 'call' && this.calls ? new RunServices(String(seq), this.calls, this.inputs, this.#slots, key) : undefined
     try {
       const result = task.fn === 'chunk' ? { nbytes: await this.buffer.generate(key, task.spec) } : await this.#call(key, task, who, loaded!, controller, services)
       this.counts.done++
