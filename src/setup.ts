@@ -78,6 +78,8 @@ export async function setupClient(options: SetupOptions | { config: SetupConfig 
       processes: spec.processes,
       stuckTimeoutMs: config.stuckTimeout === undefined ? undefined : config.stuckTimeout * 1000,
       pausedRestartMs: config.pausedRestart * 1000,
+      releasedGraceMs: config.releasedTaskGrace * 1000,
+      importTimeoutMs: config.importTimeout * 1000,
       listen: listenAddress(config),
       schedulerFile: config.schedulerFile,
       workerTtlMs: config.workerTtl === undefined ? undefined : config.workerTtl * 1000,

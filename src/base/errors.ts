@@ -8,6 +8,7 @@ export const ERROR_CODES = [
   'ERR_SPILLWAY_CODEC',
   'ERR_SPILLWAY_CORRUPT_FRAME',
   'ERR_SPILLWAY_CORRUPT_VALUE',
+  'ERR_SPILLWAY_CYCLE',
   'ERR_SPILLWAY_DASHBOARD_LISTEN',
   'ERR_SPILLWAY_DECODE',
   'ERR_SPILLWAY_EMPTY',
@@ -249,7 +250,8 @@ export function callNativeSync<T>(fn: () => T): T {
   }
 }
 
-const ownTaskErrors = new WeakSet<object>()
+// On a global symbol, as the task context is: a task module's own copy of spillway marks errors the worker's copy reads.
+const ownTaskErrors: WeakSet<object> = ((globalThis as Record<symbol, unknown>)[Symbol.for('spillway.ownTaskErrors')] ??= new WeakSet<object>()) as WeakSet<object>
 
 /**
  * An error spillway's own code raises inside a task (a bag reader that

@@ -124,6 +124,18 @@ export const OPTIONS = {
     check: positiveSeconds(60),
     doc: 'seconds a worker may stay paused by memory spillway cannot spill (a task’s own, a leak) before its values move to the other workers and it is restarted (default 60; Dask leaves it paused)',
   }),
+  importTimeout: option({
+    kind: 'number',
+    default: 60,
+    check: positiveSeconds(60),
+    doc: 'seconds a task module may take to import on a worker (its top-level code, a top-level await) before the tasks that need it fail with ERR_SPILLWAY_TIMEOUT (default 60)',
+  }),
+  releasedTaskGrace: option({
+    kind: 'number',
+    default: 60,
+    check: positiveSeconds(60),
+    doc: 'seconds a running task whose result no one holds any more (its Futures released or garbage-collected, its bag released) may ignore its abort signal before its worker is restarted (default 60; an explicit cancel() waits 5)',
+  }),
   schedulerFile: option({ kind: 'string', check: nonEmpty('a file path'), doc: 'write a scheduler file (and FILE.secret, both 0600) for `spillway worker --scheduler-file` on other nodes' }),
   schedulerAddress: option({
     kind: 'string',

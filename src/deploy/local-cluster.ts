@@ -39,6 +39,10 @@ export interface LocalClusterOptions {
   listen?: string
   /** A worker paused by memory it cannot spill this long is retired and restarted (default 60 s; scheduler/paused-restart.ts). */
   pausedRestartMs?: number
+  /** A running task whose key no one holds any more that has not stopped this long has its worker restarted (default 60 s; scheduler/watchdog.ts). */
+  releasedGraceMs?: number
+  /** How long a task module may take to import on a worker before the tasks that need it fail (default 60 s). */
+  importTimeoutMs?: number
   /** A worker from elsewhere silent this long is taken as lost (default 300 s). */
   workerTtlMs?: number
   /** Certificate, key (and CA) files for a tls:// `listen` address. */
@@ -94,6 +98,7 @@ export class LocalCluster {
     this.scheduler = new Scheduler(options.thresholds)
     this.taskClients = new TaskClients(this.scheduler)
     if (options.pausedRestartMs !== undefined) this.scheduler.pausedRestartMs = options.pausedRestartMs
+    if (options.releasedGraceMs !== undefined) this.scheduler.releasedGraceMs = options.releasedGraceMs
     this.settings = clusterSettings(options)
     this.malformed = new SummaryLog(options.log, 'links closed for malformed messages')
   }

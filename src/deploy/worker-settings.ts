@@ -17,6 +17,8 @@ export interface ClusterSettings {
   transferShare: number
   /** A joined worker that sends nothing (no heartbeat, no reply) this long is taken as lost: its node may be gone from the network. */
   workerTtlMs: number
+  /** How long a task module may take to import on a worker before the tasks that need it fail. */
+  importTimeoutMs: number
 }
 
 export interface ClusterSettingsOptions {
@@ -27,6 +29,7 @@ export interface ClusterSettingsOptions {
   monitorMs?: number
   stuckTimeoutMs?: number
   workerTtlMs?: number
+  importTimeoutMs?: number
 }
 
 export const DEFAULT_SETTINGS = {
@@ -38,6 +41,7 @@ export const DEFAULT_SETTINGS = {
   transferShare: 0.1,
   // Dask's worker-ttl: a task that holds its worker's event loop for minutes must not make it look lost.
   workerTtlMs: OPTIONS.workerTtl.default * 1000,
+  importTimeoutMs: OPTIONS.importTimeout.default * 1000,
 } as const
 
 export function clusterSettings(o: ClusterSettingsOptions): ClusterSettings {
@@ -50,6 +54,7 @@ export function clusterSettings(o: ClusterSettingsOptions): ClusterSettings {
     stuckTimeoutMs: o.stuckTimeoutMs ?? DEFAULT_SETTINGS.stuckTimeoutMs,
     transferShare: DEFAULT_SETTINGS.transferShare,
     workerTtlMs: o.workerTtlMs ?? DEFAULT_SETTINGS.workerTtlMs,
+    importTimeoutMs: o.importTimeoutMs ?? DEFAULT_SETTINGS.importTimeoutMs,
   }
 }
 
@@ -75,5 +80,6 @@ export function workerStart(s: ClusterSettings, thresholds: Thresholds, secretHe
     secret: secretHex,
     transferLimit: Math.max(1, Math.floor(w.memoryLimit * s.transferShare)),
     stuckTimeoutMs: s.stuckTimeoutMs,
+    importTimeoutMs: s.importTimeoutMs,
   }
 }

@@ -8,7 +8,7 @@
 // when it returns: its Futures do not outlive it.
 
 import { createHash, randomUUID } from 'node:crypto'
-import { ArgumentError, SpillwayError } from '../base/errors'
+import { ArgumentError, ownTaskError, SpillwayError } from '../base/errors'
 import { workerError } from '../comm/rpc'
 import type { TaskFunction } from '../wire/functions'
 import type { Inputs, KeyOutcome, SubTask } from '../wire/protocol'
@@ -27,6 +27,15 @@ const FETCH_ATTEMPTS = 20
 /** What a task's client does not do (yet): the scheduler-side holds they need are a client's, not a run's. */
 function notInTask(what: string): SpillwayError {
   return new SpillwayError('ERR_SPILLWAY_INVALID_ARGUMENT', `${what} is not available to a task's own client (getClient()): call it from the client that started the work`, { what })
+}
+
+/**
+ * A cycle the scheduler refused (a sub-task that would wait on its own
+ * submitter) is spillway's finding, not the task's own error: its code
+ * stays ERR_SPILLWAY_CYCLE through every task that waits on it.
+ */
+function keepCycle(e: any): Error {
+  return e?.code === 'ERR_SPILLWAY_CYCLE' ? ownTaskError(e.code, e.message, e.details) : e
 }
 
 function ended(): SpillwayError {
@@ -67,7 +76,7 @@ class KeyView implements KeyRecord {
     if (o.state === 'memory') {
       this.state = 'memory'
       this.where = { address: o.address, format: o.format, nbytes: o.nbytes }
-    } else this.fail(workerError(o.error))
+    } else this.fail(keepCycle(workerError(o.error)))
   }
 
   fail(e: Error): void {
@@ -170,8 +179,9 @@ export class TaskClient implements FutureOwner, Submitter {
     // A failed key submitted again runs again, as the scheduler makes a fresh record of it.
     for (const s of subs) if (this.#views.get(s.key)?.state === 'erred') this.#views.set(s.key, new KeyView(s.key, this.#ask))
     const futures = subs.map((s) => new Future(s.key, this))
-    this.services.call({ op: 'submit', run: this.services.run, tasks: subs }).catch((e) => {
-      for (const s of subs) this.#views.get(s.key)?.fail(e)
+    const parent = this.services.key
+    this.services.call({ op: 'submit', run: this.services.run, tasks: subs, ...(parent === undefined ? {} : { parent }) }).catch((e) => {
+      for (const s of subs) this.#views.get(s.key)?.fail(keepCycle(e))
     })
     return futures
   }

@@ -4,7 +4,8 @@
 // refers to it (until then it stays, released, so it can be made again).
 // Releases to a worker go out in one message a tick later (a gather of
 // thousands of small values releases them all at once), and always before
-// the next run sent there, so a release never deletes a rerun.
+// the next run sent there, so a release never deletes a rerun. A run no one
+// wants any more is stopped on its worker (`stopRun`: scheduler.ts).
 
 import type { ScatterBackup } from './scatter-backup'
 import { releasedError, type TaskRecord } from './state'
@@ -17,6 +18,8 @@ export class Lifetimes implements ReplicaHost {
   constructor(
     private readonly tasks: Map<string, TaskRecord>,
     private readonly backup: () => ScatterBackup | undefined,
+    /** Aborts a run no one wants; `graceMs`: how long it may take to stop (undefined: the released-task grace). */
+    private readonly stopRun: (t: TaskRecord, w: WorkerHandle, graceMs?: number) => void = () => {},
   ) {}
 
   releaseCopy = (w: WorkerHandle, key: string): void => this.releaseOn(w, key)
@@ -38,8 +41,8 @@ export class Lifetimes implements ReplicaHost {
     if (w.alive) w.rpc.request({ op: 'release', keys }).catch(() => {})
   }
 
-  /** Frees a value on its worker (or forgets a run in flight); the record stays. */
-  dropValue(t: TaskRecord): void {
+  /** Frees a value on its worker (or stops a run in flight, given `graceMs` to stop); the record stays. */
+  dropValue(t: TaskRecord, graceMs?: number): void {
     const w = t.worker
     if (!w) return
     if (t.state === 'memory') {
@@ -52,6 +55,7 @@ export class Lifetimes implements ReplicaHost {
       // worker dies; its result is discarded when it lands.
       w.processing.delete(t)
       this.releaseOn(w, t.key)
+      this.stopRun(t, w, graceMs)
     }
     t.worker = undefined
   }

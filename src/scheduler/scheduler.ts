@@ -18,7 +18,7 @@ import { settleStuckWork } from './stuck-work'
 import { Lifetimes } from './lifetimes'
 import { TaskRecord, type TaskSubmission, type WorkerHandle } from './state'
 import { Restrictions } from './restrictions'
-import { markUnresponsive, RESPONSE_TIMEOUT_MS, watchCancelled } from './watchdog'
+import { CANCEL_GRACE_MS, markUnresponsive, RELEASED_GRACE_MS, RESPONSE_TIMEOUT_MS, stopRun } from './watchdog'
 import { clusterTotals, type ClusterTotals } from './totals'
 import { missingInputs } from './peer-gone'
 import { onHeartbeat } from './heartbeat'
@@ -43,7 +43,8 @@ export class Scheduler extends EventEmitter {
   readonly queue = new TaskQueue()
   #closed = false
   #seq = 0
-  readonly #life = new Lifetimes(this.tasks, () => this.backup)
+  // A run no one wants any more is aborted (watchdog.ts): an explicit cancel gives it CANCEL_GRACE_MS to stop, a release releasedGraceMs.
+  readonly #life = new Lifetimes(this.tasks, () => this.backup, (t, w, ms) => stopRun(this, w, t.key, this.#sent.get(t), ms ?? this.releasedGraceMs, ms === undefined ? 'released' : 'cancelled'))
   readonly #restrictions = new Restrictions(this)
   readonly #slow = (w: WorkerHandle) => markUnresponsive(this, w, RESPONSE_TIMEOUT_MS)
   readonly #sent = new WeakMap<TaskRecord, Promise<unknown>>() // each task's latest run: has a cancelled one stopped?
@@ -54,6 +55,8 @@ export class Scheduler extends EventEmitter {
   thresholds: Thresholds
   /** A worker paused by unmanaged memory this long is retired and restarted (paused-restart.ts). */
   pausedRestartMs = 60_000
+  /** A running task whose key no one holds any more (released, garbage-collected) that has not stopped this long has its worker restarted. */
+  releasedGraceMs = RELEASED_GRACE_MS
   /** Copies of scattered values, to restore them when their holder dies. */
   backup: ScatterBackup | undefined
 
@@ -321,12 +324,7 @@ export class Scheduler extends EventEmitter {
       const t = this.tasks.get(k)
       if (!t || t.state === 'erred') continue
       const err = new SpillwayError('ERR_SPILLWAY_CANCELLED', `task ${JSON.stringify(k)} was cancelled${because}`, { key: k })
-      const w = t.worker
-      if (w && t.state === 'processing') {
-        w.rpc.request({ op: 'cancel', key: k }).catch(() => {})
-        watchCancelled(w, k, this.#sent.get(t))
-      }
-      this.#life.dropValue(t)
+      this.#life.dropValue(t, CANCEL_GRACE_MS)
       this.fail(t, err)
     }
     this.pump()

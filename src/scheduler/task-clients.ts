@@ -6,13 +6,15 @@
 // or when that worker is lost, so a dead task leaks nothing. A run that
 // waits on its sub-tasks has given its slot back (seceded): its worker may
 // take more work meanwhile, or a task waiting on its own sub-tasks would
-// deadlock a worker of one thread.
+// deadlock a worker of one thread. A sub-task that would wait on the task
+// that submits it (its own key, an ancestor's) is refused (sub-task-cycles.ts).
 
 import { SpillwayError } from '../base/errors'
 import { errorPayload } from '../comm/rpc'
 import type { KeyOutcome, SubTask, TaskCall } from '../wire/protocol'
 import type { Scheduler } from './scheduler'
 import { releasedError, type TaskRecord, type WorkerHandle } from './state'
+import { cycleError, cycleThrough } from './sub-task-cycles'
 
 interface Run {
   /** Holds per key: one per Future the task has of it. */
@@ -24,6 +26,8 @@ interface Run {
    */
   records: Map<string, TaskRecord>
   seceded: boolean
+  /** The key of the task it runs, as its worker said with its first submit. */
+  key: string | undefined
 }
 
 function unknownKey(key: string): SpillwayError {
@@ -32,6 +36,8 @@ function unknownKey(key: string): SpillwayError {
 
 export class TaskClients {
   readonly #runs = new Map<WorkerHandle, Map<string, Run>>()
+  /** The runs holding each key: who waits on a key, for the cycle check. */
+  readonly #heldBy = new Map<string, Set<Run>>()
 
   constructor(private readonly scheduler: Scheduler) {
     scheduler.on('worker-added', (w: WorkerHandle) => w.rpc.answerCalls((c) => this.answer(w, c)))
@@ -42,10 +48,12 @@ export class TaskClients {
     if (!w.alive) throw new SpillwayError('ERR_SPILLWAY_WORKER_LOST', `worker ${w.address} was lost`, { address: w.address })
     switch (call.op) {
       case 'submit':
-        this.#submit(this.#run(w, call.run, true)!, call.tasks)
+        this.#submit(this.#run(w, call.run, true)!, call.tasks, call.parent)
         return {}
-      case 'wait':
-        return Promise.all(call.keys.map((k) => this.#outcome(k)))
+      case 'wait': {
+        const run = this.#run(w, call.run)
+        return Promise.all(call.keys.map((k) => this.#outcome(k, run)))
+      }
       case 'release':
         this.#release(this.#run(w, call.run), call.keys)
         return {}
@@ -73,14 +81,17 @@ export class TaskClients {
       this.#runs.set(w, (runs = new Map()))
     }
     let r = runs.get(name)
-    if (!r && create) runs.set(name, (r = { holds: new Map(), records: new Map(), seceded: false }))
+    if (!r && create) runs.set(name, (r = { holds: new Map(), records: new Map(), seceded: false, key: undefined }))
     return r
   }
 
-  #submit(run: Run, tasks: SubTask[]): void {
+  #submit(run: Run, tasks: SubTask[], parent: string | undefined): void {
+    run.key ??= parent
     // Checked whole before any is added: a submit that fails part way would leave holds no one counts.
     const batch = new Set<string>()
     for (const s of tasks) {
+      const chain = run.key === undefined ? undefined : cycleThrough(run.key, s.key, this.#submitters)
+      if (chain) throw cycleError(run.key!, s.key, chain)
       for (const d of s.deps) if (!batch.has(d) && !this.scheduler.tasks.has(d)) throw unknownKey(d)
       const deps = new Set(s.deps)
       // An input the run would never be given would fail it, and rerun it, for ever.
@@ -92,10 +103,31 @@ export class TaskClients {
       const same = run.records.get(t.key) === t
       run.records.set(t.key, t)
       run.holds.set(t.key, (same ? (run.holds.get(t.key) ?? 0) : 0) + 1)
+      let by = this.#heldBy.get(t.key)
+      if (!by) this.#heldBy.set(t.key, (by = new Set()))
+      by.add(run)
     }
   }
 
-  async #outcome(key: string): Promise<KeyOutcome> {
+  /** The keys of the running tasks that hold `key` (on its current record). */
+  #submitters = (key: string): string[] => {
+    const out: string[] = []
+    for (const r of this.#heldBy.get(key) ?? []) if (r.key !== undefined && this.#current(r, key)) out.push(r.key)
+    return out
+  }
+
+  #unhold(run: Run, key: string): void {
+    run.holds.delete(key)
+    const by = this.#heldBy.get(key)
+    if (!by) return
+    by.delete(run)
+    if (by.size === 0) this.#heldBy.delete(key)
+  }
+
+  async #outcome(key: string, run?: Run): Promise<KeyOutcome> {
+    // A run waiting on itself, or on a task that waits on it, would wait for ever.
+    const chain = run?.key === undefined ? undefined : cycleThrough(run.key, key, this.#submitters)
+    if (chain) return { key, state: 'erred', error: errorPayload(cycleError(run!.key!, key, chain)) }
     const t = this.scheduler.tasks.get(key)
     if (!t) return { key, state: 'erred', error: errorPayload(unknownKey(key)) }
     await t.whenDone()
@@ -109,7 +141,7 @@ export class TaskClients {
       const n = run?.holds.get(k) ?? 0
       // Only what the run holds: a worker cannot let go of another client's keys.
       if (n === 0) continue
-      if (n === 1) run!.holds.delete(k)
+      if (n === 1) this.#unhold(run!, k)
       else run!.holds.set(k, n - 1)
       if (this.#current(run!, k)) out.push(k)
     }
@@ -129,12 +161,12 @@ export class TaskClients {
       const t = this.scheduler.tasks.get(k)
       if (n === 0 || !t) continue
       if (!this.#current(run!, k)) {
-        run!.holds.delete(k)
+        this.#unhold(run!, k)
         continue
       }
       if (t.refs <= n || t.state === 'erred') everywhere.push(k)
       else {
-        run!.holds.delete(k)
+        this.#unhold(run!, k)
         released.push(k)
         this.scheduler.release(new Array<string>(n).fill(k))
       }
@@ -162,8 +194,10 @@ export class TaskClients {
 
   #letGo(run: Run): void {
     const keys: string[] = []
-    for (const [k, n] of run.holds) if (this.#current(run, k)) for (let i = 0; i < n; i++) keys.push(k)
-    run.holds.clear()
+    for (const [k, n] of run.holds) {
+      if (this.#current(run, k)) for (let i = 0; i < n; i++) keys.push(k)
+      this.#unhold(run, k)
+    }
     run.records.clear()
     if (keys.length && !this.scheduler.closed) this.scheduler.release(keys)
   }

@@ -32,6 +32,8 @@ export interface WorkerStart {
   transferLimit: number
   /** A paused worker that cannot spill and makes no progress this long reports itself stuck. */
   stuckTimeoutMs: number
+  /** How long a task module may take to import before the tasks that need it fail (absent: 60 s). */
+  importTimeoutMs?: number
 }
 
 /** 'closing_gracefully' is the scheduler's own: a worker being retired (Dask's name). */
@@ -209,7 +211,8 @@ export interface SubTask {
  * sub-tasks) does not count against its worker's threads.
  */
 export type TaskCall =
-  | { op: 'submit'; run: string; tasks: SubTask[] }
+  /** `parent`: the key of the task whose run submits (a sub-task under it, or one of its submitters, is refused: ERR_SPILLWAY_CYCLE). */
+  | { op: 'submit'; run: string; tasks: SubTask[]; parent?: string }
   /** Answered once every key is held or has failed: KeyOutcome[], in order. */
   | { op: 'wait'; run: string; keys: string[] }
   | { op: 'release'; run: string; keys: string[] }

@@ -285,7 +285,7 @@ const SUB_TASK = obj({
 })
 
 const CALLS: Record<TaskCall['op'], Check> = {
-  submit: obj({ run: str, tasks: arrayOf(SUB_TASK) }),
+  submit: obj({ run: str, tasks: arrayOf(SUB_TASK), parent: opt(key) }),
   wait: obj({ run: str, keys }),
   release: obj({ run: str, keys }),
   cancel: obj({ run: str, keys }),

@@ -18,6 +18,8 @@ export interface TaskContext {
 export interface TaskServices {
   /** Names this run to the scheduler: what it holds is let go of when it ends. */
   readonly run: string
+  /** The key of the task this run runs: what it submits must not wait on it (ERR_SPILLWAY_CYCLE). */
+  readonly key?: string
   /** Set once the run has returned: its client takes no more calls. */
   readonly ended: boolean
   call<T>(call: TaskCall): Promise<T>

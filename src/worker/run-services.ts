@@ -28,6 +28,7 @@ export class RunServices implements TaskServices {
     private readonly calls: SchedulerCalls,
     private readonly inputs: Inputs,
     private readonly slots: Gate,
+    readonly key?: string,
   ) {}
 
   get ended(): boolean {

@@ -52,8 +52,10 @@ export class TaskRunner {
     natives?: NativeServices,
     /** Where a task's own sub-tasks go (getClient()); none, and getClient() fails in a task. */
     private readonly calls?: SchedulerCalls,
+    /** How long a task module may take to import (user-functions.ts). */
+    importTimeoutMs?: number,
   ) {
-    this.#functions = new UserFunctions(natives)
+    this.#functions = new UserFunctions(natives, importTimeoutMs)
     const running = () => status() === 'running'
     this.#slots = new Gate(nthreads, running)
     this.#loads = new Gate(nthreads, running)
@@ -100,10 +102,13 @@ export class TaskRunner {
     let loading = false
     try {
       if (task.fn === 'call') {
+        // Imported before a load permit is taken: a module slow to load (or
+        // never loading: importTimeout) holds up no other module's tasks.
+        const fn = await this.#functions.get(task.func)
         await this.#loads.acquire()
         loading = true
         if (this.#skip(key, seq, controller)) return { nbytes: 0, skipped: true }
-        loaded = await this.#load(task, who)
+        loaded = await this.#load(task, who, fn)
       }
       // Memory as it is now, not as of the last timer check: a worker past
       // `pause` starts nothing more.
@@ -123,7 +128,7 @@ export class TaskRunner {
     }
     this.counts.executing++
     const started = performance.now()
-    const services = task.fn === 'call' && this.calls ? new RunServices(String(seq), this.calls, this.inputs, this.#slots) : undefined
+    const services = task.fn === 'call' && this.calls ? new RunServices(String(seq), this.calls, this.inputs, this.#slots, key) : undefined
     try {
       const result = task.fn === 'chunk' ? { nbytes: await this.#generate(key, task.spec) } : await this.#call(key, task, who, loaded!, controller, services)
       this.counts.done++
@@ -152,8 +157,7 @@ export class TaskRunner {
   }
 
   /** The function and the inputs of a call, read back or fetched, with room made for them and for its result. */
-  async #load(task: Extract<TaskFn, { fn: 'call' }>, who: InputSpec): Promise<Loaded> {
-    const fn = await this.#functions.get(task.func)
+  async #load(task: Extract<TaskFn, { fn: 'call' }>, who: InputSpec, fn: Callable): Promise<Loaded> {
     let inputBytes = 0
     for (const d of task.deps) inputBytes += who[d.key]?.nbytes ?? 0
     // Its inputs, its result and the store's copy of it.

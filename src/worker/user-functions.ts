@@ -1,6 +1,8 @@
 // Turns a task's function description into a callable, once per worker:
 // modules are imported (ESM or CommonJS, by file: URL or package name) and
-// shipped sources compiled, each cached by its id.
+// shipped sources compiled, each cached by its id. An import has a time
+// limit: a module whose top-level await never settles fails the tasks that
+// need it, instead of hanging them, while other modules go on loading.
 
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
@@ -33,6 +35,24 @@ async function importSpecifier(specifier: string): Promise<Record<string, unknow
   }
 }
 
+/** How long a module may take to import on a worker before its tasks fail (the importTimeout option). */
+export const IMPORT_TIMEOUT_MS = 60_000
+
+function importTimedOut(specifier: string, limitMs: number): SpillwayError {
+  return new SpillwayError(
+    'ERR_SPILLWAY_TIMEOUT',
+    `module ${specifier} did not finish loading on the worker within ${limitMs / 1000} s (importTimeout): its top-level code has not settled (a top-level await that never resolves?). The tasks that need it fail; other modules are not affected. Fix the module, or raise importTimeout if it is only slow`,
+    { module: specifier, timeoutMs: limitMs },
+  )
+}
+
+/** One module's import, shared by every task that needs it (a second import() of it would only wait on the same evaluation). */
+interface Importing {
+  started: number
+  settled: boolean
+  module: Promise<Record<string, unknown>>
+}
+
 /** What spillway's own task kinds need of their worker. */
 export interface NativeServices {
   shuffle?: ShuffleService
@@ -41,8 +61,32 @@ export interface NativeServices {
 
 export class UserFunctions {
   readonly #cache = new Map<string, Promise<Callable>>()
+  readonly #imports = new Map<string, Importing>()
 
-  constructor(private readonly natives: NativeServices = { memoryLimit: Infinity }) {}
+  constructor(
+    private readonly natives: NativeServices = { memoryLimit: Infinity },
+    private readonly importTimeoutMs = IMPORT_TIMEOUT_MS,
+  ) {}
+
+  /** The module, or ERR_SPILLWAY_TIMEOUT once its import has taken `importTimeoutMs` (counted from its first try). */
+  #import(specifier: string): Promise<Record<string, unknown>> {
+    let entry = this.#imports.get(specifier)
+    if (!entry) {
+      const e: Importing = { started: performance.now(), settled: false, module: importSpecifier(specifier) }
+      this.#imports.set(specifier, (entry = e))
+      e.module.then(
+        () => (e.settled = true),
+        // A module that failed may be fixed on disk: imported afresh next time.
+        () => this.#imports.get(specifier) === e && this.#imports.delete(specifier),
+      )
+    }
+    if (entry.settled) return entry.module
+    const left = this.importTimeoutMs - (performance.now() - entry.started)
+    if (left <= 0) return Promise.reject(importTimedOut(specifier, this.importTimeoutMs))
+    let timer: NodeJS.Timeout | undefined
+    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(importTimedOut(specifier, this.importTimeoutMs)), left)))
+    return Promise.race([entry.module, late]).finally(() => clearTimeout(timer))
+  }
 
   get memoryLimit(): number {
     return this.natives.memoryLimit
@@ -78,8 +122,9 @@ export class UserFunctions {
     let mod: Record<string, unknown>
     prepareTypeScript(desc.specifier)
     try {
-      mod = await importSpecifier(desc.specifier)
+      mod = await this.#import(desc.specifier)
     } catch (e: any) {
+      if (e instanceof SpillwayError && e.code === 'ERR_SPILLWAY_TIMEOUT') throw e
       const code = e?.code === 'ERR_MODULE_NOT_FOUND' || e?.code === 'MODULE_NOT_FOUND' ? 'ERR_SPILLWAY_MODULE_NOT_FOUND' : isTypeScriptSyntaxError(e) ? 'ERR_SPILLWAY_TYPESCRIPT' : 'ERR_SPILLWAY_MODULE_LOAD'
       throw new SpillwayError(code, `module ${desc.specifier} could not be imported on the worker: ${e?.message ?? e}`, { module: desc.specifier })
     }

@@ -151,7 +151,7 @@ export class Worker {
     const host = { store: buffer, client, memoryLimit: config.memoryLimit, address: dataAddress, status: () => monitor.status, checkSoon: () => monitor.checkSoon(), makeRoom: (bytes: number) => monitor.makeRoom(bytes) }
     shuffle = new ShuffleService(host, Math.max(SHARD_PART, Math.floor(config.memoryLimit * OUTGOING_SHARE)))
     // taskContext().worker: the address client.run, whoHas and `workers` take (a joined worker is known by its data address).
-    const runner = new TaskRunner(config.nthreads, () => monitor.status, buffer, inputs, config.address || dataAddress, monitor, { shuffle, memoryLimit: config.memoryLimit }, this.#calls)
+    const runner = new TaskRunner(config.nthreads, () => monitor.status, buffer, inputs, config.address || dataAddress, monitor, { shuffle, memoryLimit: config.memoryLimit }, this.#calls, config.importTimeoutMs)
     this.#parts = { config, buffer, monitor, runner, server, client, inputs, shuffle }
     this.#timers.push(setInterval(this.#heartbeat, config.heartbeatMs), setInterval(() => monitor.check(), config.monitorMs))
     return { pid: process.pid, dataAddress }
