@@ -129,17 +129,38 @@ test.serial('a file replaced by a FIFO after planning: a coded error in bounded 
   t.throws(() => bag.readText(join(d, 't.txt')), { code: 'ERR_SPILLWAY_READ', message: /is not a file/ })
 })
 
-test.serial('a gzip bomb is stopped past a quarter of the worker memory limit, naming the file and the figures', async (t) => {
-  t.timeout(120_000)
-  const d = scratch('bomb')
-  const f = join(d, 'bomb.txt.gz')
-  // Gzip members concatenated are one stream: 1 GiB of text from about a megabyte.
-  const member = gzipSync(Buffer.alloc(8 * 2 ** 20, 'a\n'), { level: 9 })
-  writeFileSync(f, Buffer.concat(Array.from({ length: 128 }, () => member)))
-  const err = await t.throwsAsync(client.compute(bag.readText(f).count()), { code: 'ERR_SPILLWAY_TOO_LARGE' })
-  t.regex(err!.message, new RegExp(`file ${f.replace(/[.*]/g, '\\$&')} decompresses \\(gzip, \\d+ bytes\\) to more than \\d+ bytes, past a quarter of this worker's memory limit \\(\\d+ of \\d+ bytes\\)`))
-  t.regex(err!.message, /decompress it and read it with a blocksize/)
-  t.is(await client.compute(bag.fromSequence(['x', 'y']).count()), 2)
+for (const [format, ext] of [['gzip', 'gz'], ['zstd', 'zst'], ['lz4', 'lz4']] as const) {
+  test.serial(`a ${format} bomb is stopped past a quarter of the worker memory limit, naming the file and the figures`, async (t) => {
+    t.timeout(120_000)
+    const { compressFile } = await import('../src/native/file-codecs')
+    const d = scratch(`bomb-${format}`)
+    const f = join(d, `bomb.txt.${ext}`)
+    // Members (gzip) or frames (zstd, lz4) concatenated are one stream: 1 GiB of text from a few megabytes at most.
+    const member = format === 'gzip' ? gzipSync(Buffer.alloc(8 * 2 ** 20, 'a\n'), { level: 9 }) : await compressFile(Buffer.alloc(8 * 2 ** 20, 'a\n'), format)
+    writeFileSync(f, Buffer.concat(Array.from({ length: 128 }, () => member)))
+    const err = await t.throwsAsync(client.compute(bag.readText(f).count()), { code: 'ERR_SPILLWAY_TOO_LARGE' })
+    t.regex(err!.message, new RegExp(`file ${f.replace(/[.*]/g, '\\$&')} decompresses \\(${format}, \\d+ bytes\\) to more than \\d+ bytes, past a quarter of this worker's memory limit \\(\\d+ of \\d+ bytes\\)`))
+    t.regex(err!.message, /decompress it and read it with a blocksize/)
+    t.is(await client.compute(bag.fromSequence(['x', 'y']).count()), 2)
+  })
+}
+
+test.serial('zstd and lz4: decompressBounded holds at exactly its limit and refuses a byte past it; frames one after another are one file', async (t) => {
+  const { compressFile, decompressBounded, decompressFile } = await import('../src/native/file-codecs')
+  const text = Buffer.from(Array.from({ length: 50_000 }, (_, i) => `line ${i}`).join('\n'))
+  for (const format of ['zstd', 'lz4'] as const) {
+    const packed = await compressFile(text, format)
+    t.true((await decompressBounded(packed, format, text.length)).equals(text), format)
+    t.true((await decompressBounded(packed, format, Infinity)).equals(text), format)
+    t.true((await decompressFile(packed, format)).equals(text), format)
+    const err = await t.throwsAsync(decompressBounded(packed, format, text.length - 1), { code: 'ERR_SPILLWAY_TOO_LARGE' })
+    t.is(err!.message, `${format} content passes ${text.length - 1} bytes: decoding stopped there, before inflating the rest`)
+    // As the lz4 and zstd tools write and read them: every frame's lines, in order.
+    const d = scratch(`frames-${format}`)
+    const f = join(d, `three.txt.${format === 'zstd' ? 'zst' : 'lz4'}`)
+    writeFileSync(f, Buffer.concat([await compressFile(Buffer.from('a\nb\n'), format), await compressFile(Buffer.alloc(0), format), await compressFile(Buffer.from('c\n'), format)]))
+    t.deepEqual(await client.compute(bag.readText(f)), ['a', 'b', 'c'])
+  }
 })
 
 /** Seeded random numbers (mulberry32): the same data on every run. */

@@ -27,12 +27,15 @@ export function decompressFile(data: Buffer, format: FileCompression): Promise<B
 }
 
 /**
- * The content of a compressed file, refused past `limit` bytes: gzip stops
- * as soon as its output passes it (a gzip bomb is never inflated whole).
+ * The content of a compressed file, refused past `limit` bytes: every
+ * format stops as soon as its output passes it (a bomb is never inflated
+ * whole). gzip fails with ERR_BUFFER_TOO_LARGE, zstd and lz4 with
+ * ERR_SPILLWAY_TOO_LARGE.
  */
 export function decompressBounded(data: Buffer, format: FileCompression, limit: number): Promise<Buffer> {
-  if (format === 'gzip') return gunzipAsync(data, Number.isFinite(limit) ? { maxOutputLength: Math.max(1, limit) } : {})
-  return callNative(() => native.decompressFile(data, format))
+  const bounded = Number.isFinite(limit)
+  if (format === 'gzip') return gunzipAsync(data, bounded ? { maxOutputLength: Math.max(1, limit) } : {})
+  return callNative(() => native.decompressFile(data, format, bounded ? Math.max(0, Math.floor(limit)) : undefined))
 }
 
 export function compressFile(data: Buffer, format: FileCompression): Promise<Buffer> {

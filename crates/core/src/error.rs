@@ -19,6 +19,9 @@ pub enum Error {
     InvalidArgument { field: &'static str, message: String },
     /// Reading or writing a spill file failed.
     Io { op: &'static str, path: PathBuf, source: std::io::Error },
+    /// A compressed input whose content passed the caller's bound while it
+    /// was being decoded (a decompression bomb): decoding stopped there.
+    OutputTooLarge { codec: &'static str, limit: usize },
     /// The buffer was closed.
     Closed,
 }
@@ -32,6 +35,7 @@ impl Error {
             Error::Codec { .. } => "ERR_SPILLWAY_CODEC",
             Error::InvalidArgument { .. } => "ERR_SPILLWAY_INVALID_ARGUMENT",
             Error::Io { .. } => "ERR_SPILLWAY_IO",
+            Error::OutputTooLarge { .. } => "ERR_SPILLWAY_TOO_LARGE",
             Error::Closed => "ERR_SPILLWAY_CLOSED",
         }
     }
@@ -71,6 +75,9 @@ impl fmt::Display for Error {
             Error::Codec { codec, message } => write!(f, "codec '{codec}' failed: {message}"),
             Error::InvalidArgument { field, message } => write!(f, "invalid {field}: {message}"),
             Error::Io { op, path, source } => write!(f, "{op} {} failed: {source}", path.display()),
+            Error::OutputTooLarge { codec, limit } => {
+                write!(f, "{codec} content passes {limit} bytes: decoding stopped there, before inflating the rest")
+            }
             Error::Closed => write!(f, "the SpillBuffer is closed"),
         }
     }

@@ -136,6 +136,7 @@ pub struct StreamTask {
     format: codec::stream::StreamFormat,
     decode: bool,
     level: Option<i32>,
+    max_output: Option<usize>,
 }
 
 impl Task for StreamTask {
@@ -144,7 +145,7 @@ impl Task for StreamTask {
 
     fn compute(&mut self) -> Result<Vec<u8>> {
         if self.decode {
-            codec::stream::decode_stream(self.format, &self.data).map_err(to_js)
+            codec::stream::decode_stream(self.format, &self.data, self.max_output).map_err(to_js)
         } else {
             codec::stream::encode_stream(self.format, &self.data, self.level).map_err(to_js)
         }
@@ -156,15 +157,18 @@ impl Task for StreamTask {
 }
 
 /// The content of a standard compressed file ('zstd': .zst, 'lz4': an LZ4 frame stream), off the JS thread.
+/// With `max_output`, rejects with ERR_SPILLWAY_TOO_LARGE as soon as the content passes that many bytes.
 #[napi(ts_return_type = "Promise<Buffer>")]
-pub fn decompress_file(data: Buffer, format: String) -> Result<AsyncTask<StreamTask>> {
+pub fn decompress_file(data: Buffer, format: String, max_output: Option<f64>) -> Result<AsyncTask<StreamTask>> {
     let format = codec::stream::StreamFormat::parse(&format).map_err(to_js)?;
-    Ok(AsyncTask::new(StreamTask { data, format, decode: true, level: None }))
+    // A bound past the address space is no bound.
+    let max_output = max_output.map(|v| crate::error::to_u64("maxOutput", v)).transpose()?.map(|v| usize::try_from(v).unwrap_or(usize::MAX));
+    Ok(AsyncTask::new(StreamTask { data, format, decode: true, level: None, max_output }))
 }
 
 /// `data` as a standard compressed file ('zstd' or 'lz4'), off the JS thread.
 #[napi(ts_return_type = "Promise<Buffer>")]
 pub fn compress_file(data: Buffer, format: String, level: Option<i32>) -> Result<AsyncTask<StreamTask>> {
     let format = codec::stream::StreamFormat::parse(&format).map_err(to_js)?;
-    Ok(AsyncTask::new(StreamTask { data, format, decode: false, level }))
+    Ok(AsyncTask::new(StreamTask { data, format, decode: false, level, max_output: None }))
 }
