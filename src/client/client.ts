@@ -23,6 +23,8 @@ import { hasWhat, keysOf, rebalanceValues, replicateValues, restart, retire, run
 import type { RetireOptions, RetireReport } from '../scheduler/retire'
 import type { RebalanceResult } from '../scheduler/rebalance'
 import { lowestOn } from '../config/thresholds'
+import { OPTIONS } from '../config/options'
+import { checkGraphSize } from './graph-limit'
 
 export interface ClientOptions {
   dashboardLink?: string
@@ -30,6 +32,8 @@ export interface ClientOptions {
   ownsCluster?: boolean
   /** No progress bars, even when asked for (setupClient passes its silenceLogs). */
   silenceLogs?: boolean
+  /** Tasks one persist or compute may make (setupClient's maxGraphTasks). */
+  maxGraphTasks?: number
 }
 
 /** Options of `persist` and `compute`. */
@@ -47,6 +51,8 @@ export class Client {
   readonly #ownsCluster: boolean
   /** No progress bars for this client (setupClient's `silenceLogs`). */
   readonly silenceLogs: boolean
+  /** Tasks one persist or compute may make; a larger graph is ERR_SPILLWAY_GRAPH_TOO_LARGE before any task is made. */
+  maxGraphTasks: number
   readonly #futures: FutureEngine
 
   constructor(
@@ -56,6 +62,7 @@ export class Client {
     this.dashboardLink = options.dashboardLink
     this.#ownsCluster = options.ownsCluster ?? false
     this.silenceLogs = options.silenceLogs ?? false
+    this.maxGraphTasks = options.maxGraphTasks ?? OPTIONS.maxGraphTasks.default
     this.#futures = new FutureEngine(cluster.scheduler, cluster.secret, () => this.#check())
   }
 
@@ -81,6 +88,7 @@ export class Client {
     if (!(array instanceof ChunkedArray)) {
       throw new ConfigError([{ field: 'array', value: typeof array, allowed: 'an array from random.random / random.randint, or a bag' }], 'persist argument')
     }
+    this.#checkArraySize(array)
     const tasks = array.tasks()
     checkKeys(tasks.map((t, i) => ({ key: t.key, field: `array chunk ${i}'s key (from its function's name)` })), 'persist argument')
     this.#submitGraph(tasks)
@@ -111,6 +119,7 @@ export class Client {
     if (!(expr instanceof Reduction)) {
       throw new ConfigError([{ field: 'expr', value: typeof expr, allowed: 'a reduction such as x.mean() or x.sum(), a bag or a bag reduction' }], 'compute argument')
     }
+    this.#checkArraySize(expr.array)
     if (options.progress && !this.silenceLogs) {
       return withProgress(this, expr.array, () => this.#compute(expr), { label: `compute ${expr.op}` })
     }
@@ -142,6 +151,17 @@ export class Client {
     }
   }
 
+  #checkArraySize(array: ChunkedArray): void {
+    const what = `array ${array.name} of shape [${array.shape.join(', ')}] in chunks [${array.chunks.join(', ')}]`
+    checkGraphSize({ tasks: array.taskCount(), what, advice: 'use larger chunks (Dask advises chunks of about 100 MB)' }, this.maxGraphTasks)
+  }
+
+  #checkBagSize(bag: Bag<any> | BagItem<any>): void {
+    const tasks = bag instanceof Bag ? bag.taskCount() : bag.tasks.count
+    const what = bag instanceof Bag ? `bag ${bag.name} of ${bag.npartitions} partitions` : `reduction ${bag.name}`
+    checkGraphSize({ tasks, what, advice: 'use fewer, larger partitions (npartitions, partitionSize, blocksize, repartition)' }, this.maxGraphTasks)
+  }
+
   /** A bag's or an array's tasks, a shuffle's outputs (a rechunk's new chunks) placed on their owners first. */
   #submitGraph(subs: TaskSubmission[]): void {
     const fresh = subs.filter((s) => !this.scheduler.tasks.has(s.key))
@@ -152,6 +172,7 @@ export class Client {
   }
 
   async #persistBag<T>(bag: Bag<T>, options: ProgressOption): Promise<Bag<T>> {
+    this.#checkBagSize(bag)
     this.#submitGraph(bag.tasks(true))
     const keys = bag.keys()
     const bound = bag.materialized({ release: (ks) => this.scheduler.closed || this.scheduler.release(ks) })
@@ -160,6 +181,7 @@ export class Client {
   }
 
   async #computeBag(expr: Bag | BagItem, options: ProgressOption): Promise<unknown> {
+    this.#checkBagSize(expr)
     const tasks = expr.tasks()
     const keys = expr instanceof Bag ? expr.keys() : [expr.key]
     const held = new Set(keys)
@@ -182,6 +204,7 @@ export class Client {
   /** The first `n` items, computing only the partitions it needs, in order. */
   async #take<T>(bag: Bag<T>, n: number): Promise<T[]> {
     const out: T[] = []
+    this.#checkBagSize(bag)
     const keys = bag.keys()
     const tasks = bag.tasks(false)
     for (let i = 0; i < keys.length && out.length < n; i++) {
