@@ -2,8 +2,8 @@
 // 11 and 12), on real workers through the public entry.
 import test from 'ava'
 import { join } from 'node:path'
-import { bag, random, schedulerWorkers, type Client } from 'spillway'
-import { sharedCluster, until } from './cluster-helpers'
+import { bag, random, schedulerWorkers, workerInMemoryBytes, workerSpillBytes, type Client } from 'spillway'
+import { bytesOnDisk, cluster, sharedCluster, until } from './cluster-helpers'
 
 let client!: Client
 sharedCluster(test, (c) => (client = c))
@@ -102,4 +102,41 @@ test.serial('a worker stalled then killed during a rechunk’s first pushes: the
   for (const [key, s] of unconcerned) t.is(s.runs, 1, `${key} ran again`)
   const again = splits.filter(([, s]) => s.runs > 1).length
   t.true(again < 40, `${again} of 40 splits ran again`)
+})
+
+/** Shards held, managed bytes (memory and disk) and spill files over every worker, from fresh metrics. */
+async function held(c: Client, spillDir: string) {
+  const ws = Object.values(await schedulerWorkers(c))
+  return {
+    shards: ws.reduce((a, w) => a + ((w.metrics as { shuffle?: { heldShards: number } }).shuffle?.heldShards ?? 0), 0),
+    managed: ws.reduce((a, w) => a + workerInMemoryBytes(w.metrics as never) + workerSpillBytes(w.metrics as never), 0),
+    files: bytesOnDisk(spillDir).files,
+  }
+}
+
+test.serial('a persisted groupBy or rechunk released midway frees every shard on every worker: managed bytes and spill files back to nothing', async (t) => {
+  // Low thresholds: the shards spill, so their files must go too.
+  const { client: c, tempDir } = await cluster(t, { memoryTarget: 0.005, memorySpill: 0.5, memoryPause: 0.9 })
+  t.deepEqual(await held(c, tempDir), { shards: 0, managed: 0, files: 0 })
+  // About 80 MB of items, 20 ms a partition of 10: released while the splits still push.
+  const items = bag.fromSequence(Array.from({ length: 400 }, (_, i) => i), { npartitions: 40 }).map((i: number) => {
+    const end = Date.now() + 2
+    while (Date.now() < end);
+    return { i, k: i % 50, pad: String(i).padEnd(200_000, String.fromCharCode(97 + (i % 26))) }
+  })
+  const x = random.random([2000, 2000], { chunks: [50, 2000], seed: 3 }).mapBlocks({ module: RECHUNK, name: 'slowly' })
+  for (const persist of [() => c.persist(items.groupBy('k', { npartitions: 8 })), () => c.persist(x.rechunk([2000, 50]))]) {
+    const p = await persist()
+    await until(async () => (await held(c, tempDir)).files >= 4, 60_000, 'shards to arrive and spill')
+    const midway = await held(c, tempDir)
+    t.true(midway.managed > 0 && midway.files > 0, JSON.stringify(midway))
+    p.release()
+    await until(async () => JSON.stringify(await held(c, tempDir)) === JSON.stringify({ shards: 0, managed: 0, files: 0 }), 30_000, 'every shard to go')
+    t.deepEqual(await held(c, tempDir), { shards: 0, managed: 0, files: 0 })
+    t.is(c.scheduler.tasks.size, 0)
+  }
+  // The cluster computes on: the same groupBy, persisted again and read whole.
+  const again = await c.persist(items.groupBy('k', { npartitions: 8 }))
+  t.is((await c.compute(again)).reduce((a, [, list]) => a + list.length, 0), 400)
+  again.release()
 })

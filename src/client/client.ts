@@ -6,7 +6,7 @@ import { Bag, BagItem, BagTake } from '../bag/bag'
 import { combinePartials, finishPartial } from '../native/chunks'
 import type { LocalCluster } from '../deploy/local-cluster'
 import type { Scheduler, TaskSubmission } from '../scheduler/scheduler'
-import { shufflesOf } from '../scheduler/shuffle'
+import { shuffleIds, shufflesOf } from '../scheduler/shuffle'
 import { checkShuffleRoom } from './shuffle-check'
 import { ArgumentError, ClusterClosedError, ConfigError, SpillwayError } from '../base/errors'
 import { FutureEngine, type MapOptions, type SubmitOptions } from '../futures/engine'
@@ -92,9 +92,10 @@ export class Client {
     const tasks = array.tasks()
     checkKeys(tasks.map((t, i) => ({ key: t.key, field: `array chunk ${i}'s key (from its function's name)` })), 'persist argument')
     this.#submitGraph(tasks)
+    const release = this.#releaser(tasks)
     const bound = array.withOwner({
       waitFor: (keys) => this.scheduler.waitFor(keys),
-      release: (keys) => this.scheduler.release(keys),
+      release,
     })
     if (options.progress && !this.silenceLogs) {
       // In the background: persist still resolves once the tasks are submitted.
@@ -151,6 +152,20 @@ export class Client {
     }
   }
 
+  /**
+   * Lets go of a persisted collection's keys; the shards of its shuffles
+   * (a rechunk, a groupBy) go too, on every worker, once no output of
+   * theirs runs: released midway, they would stay until the cluster closed.
+   */
+  #releaser(tasks: TaskSubmission[]): (keys: string[]) => void {
+    const ids = shuffleIds(tasks)
+    return (keys) => {
+      if (this.scheduler.closed) return
+      this.scheduler.release(keys)
+      if (ids.size) shufflesOf(this.scheduler).dropWhenUnread(ids)
+    }
+  }
+
   #checkArraySize(array: ChunkedArray): void {
     const what = `array ${array.name} of shape [${array.shape.join(', ')}] in chunks [${array.chunks.join(', ')}]`
     checkGraphSize({ tasks: array.taskCount(), what, advice: 'use larger chunks (Dask advises chunks of about 100 MB)' }, this.maxGraphTasks)
@@ -173,9 +188,10 @@ export class Client {
 
   async #persistBag<T>(bag: Bag<T>, options: ProgressOption): Promise<Bag<T>> {
     this.#checkBagSize(bag)
-    this.#submitGraph(bag.tasks(true))
+    const tasks = bag.tasks(true)
+    this.#submitGraph(tasks)
     const keys = bag.keys()
-    const bound = bag.materialized({ release: (ks) => this.scheduler.closed || this.scheduler.release(ks) })
+    const bound = bag.materialized({ release: this.#releaser(tasks) })
     if (options.progress && !this.silenceLogs) void withProgress(this, keys, () => this.scheduler.waitFor(keys), { label: 'persist' }).catch(() => {})
     return bound
   }
