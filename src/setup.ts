@@ -102,7 +102,7 @@ export async function setupClient(options: SetupOptions | { config: SetupConfig 
       }),
     )
   }
-  const client = new Client(cluster, { ownsCluster: true, silenceLogs: config.silenceLogs })
+  const client = new Client(cluster, { ownsCluster: true, silenceLogs: config.silenceLogs, maxGraphTasks: config.maxGraphTasks })
   if (config.dashboard) await startDashboardFor(client, config)
   if (config.adaptiveMemory) {
     const tuned = await tuneMemoryThresholds(client)

@@ -96,6 +96,17 @@ export class ChunkedArray {
     return this.#owner !== undefined
   }
 
+  /**
+   * How many tasks `tasks()` makes, from the chunk grids alone: the client
+   * refuses a graph past maxGraphTasks before making any.
+   */
+  taskCount(): number {
+    const source = this.source
+    if (source.kind === 'rechunk') return source.parent.taskCount() + source.parent.grid.count + this.grid.count
+    if (source.kind === 'map') return source.parent.taskCount() + this.grid.count
+    return this.grid.count
+  }
+
   keys(): string[] {
     return Array.from({ length: this.grid.count }, (_, i) => `${this.name}-${i}`)
   }

@@ -12,6 +12,7 @@ import { describeFunction, functionLabel, type TaskFunction } from '../wire/func
 import type { ResolvableArgs, TaskFn } from '../futures/typing'
 import { hashOf, partitionTasks, partsKey, treeTasks, type PartDef } from './graph'
 import { shuffled, type ShuffleSide } from './shuffle'
+import { NO_UPSTREAM, treeTaskCount, upstreamOf, type Upstream } from './upstream'
 
 /** A key taken from an item: a function of it (its return value is the key, `K`), or one of its fields. */
 export type KeyOf<T, K = any> = TaskFn<(item: T) => K> | (unknown extends T ? string | number : T extends object ? keyof T & (string | number) : never)
@@ -70,7 +71,7 @@ export class BagItem<T = unknown> {
   constructor(
     readonly name: string,
     /** Its tasks, the upstream ones first; the last's value is the result. */
-    readonly tasks: () => TaskSubmission[],
+    readonly tasks: Upstream,
     readonly key: string,
     /** Turns the final value into the result (mean, var and std from moments). */
     readonly finish: (v: unknown) => T = (v) => v as T,
@@ -95,7 +96,7 @@ export class Bag<T = unknown> {
     readonly parts: readonly PartDef[],
     readonly steps: readonly Step[] = [],
     /** Tasks that make the parts' inputs (another bag's partitions, a reduction). */
-    readonly upstream: () => TaskSubmission[] = () => [],
+    readonly upstream: Upstream = NO_UPSTREAM,
     owner?: BagOwner,
   ) {
     this.name = `${label}-${hashOf({ parts: partsKey(parts), steps })}`
@@ -111,6 +112,11 @@ export class Bag<T = unknown> {
     return this.parts.map((_, i) => `${this.name}-${i}`)
   }
 
+  /** How many tasks `tasks()` makes, counted without making them. */
+  taskCount(): number {
+    return this.upstream.count + this.parts.length
+  }
+
   /** Every task this bag's partitions need, upstream first. */
   tasks(hold = true): TaskSubmission[] {
     return [...this.upstream(), ...partitionTasks(this.name, [...this.parts], [...this.steps], hold)]
@@ -120,7 +126,7 @@ export class Bag<T = unknown> {
   materialized(owner?: BagOwner): Bag<T> {
     const keys = this.keys()
     const parts = keys.map((k) => ({ source: { kind: 'inputs' as const }, deps: [k] }))
-    return new Bag<T>(this.label, parts, [], () => this.tasks(false), owner)
+    return new Bag<T>(this.label, parts, [], upstreamOf(() => this.tasks(false), this.taskCount()), owner)
   }
 
   /** Lets go of the partitions a persist holds. */
@@ -192,7 +198,8 @@ export class Bag<T = unknown> {
     const all = [this, ...others]
     for (const [i, b] of others.entries()) if (!(b instanceof Bag)) throw new ArgumentError([{ field: `others[${i}]`, value: typeof b, allowed: 'a Bag' }], 'concat')
     const mats = all.map((b) => b.materialized())
-    return new Bag<T>('concat', mats.flatMap((m) => m.parts), [], () => mats.flatMap((m) => m.upstream()))
+    const upstream = upstreamOf(() => mats.flatMap((m) => m.upstream()), mats.reduce((n, m) => n + m.upstream.count, 0))
+    return new Bag<T>('concat', mats.flatMap((m) => m.parts), [], upstream)
   }
 
   /** `n` partitions, each the concatenation of neighbouring ones (fewer only: no partition is split). */
@@ -209,9 +216,13 @@ export class Bag<T = unknown> {
   #reduce<U>(label: string, reduce: Reducer, options: ReductionOptions | undefined, finish?: (v: unknown) => U): BagItem<U> {
     const splitEvery = splitEveryOf(options, label)
     const name = `${label}-${hashOf(this.name, reduce, splitEvery)}`
-    const parts = partitionTasks(`${name}-part`, [...this.parts], [...this.steps], false, reduce)
-    const tree = treeTasks(name, parts.map((t) => t.key), reduce, splitEvery)
-    return new BagItem<U>(name, () => [...this.upstream(), ...parts, ...tree.tasks], tree.key, finish)
+    const make = () => {
+      const parts = partitionTasks(`${name}-part`, [...this.parts], [...this.steps], false, reduce)
+      return [...this.upstream(), ...parts, ...treeTasks(name, parts.map((t) => t.key), reduce, splitEvery).tasks]
+    }
+    const count = this.upstream.count + this.parts.length + treeTaskCount(this.parts.length, splitEvery)
+    // treeTasks names its last task so, whatever the tree's depth.
+    return new BagItem<U>(name, upstreamOf(make, count), `${name}-final`, finish)
   }
 
   #side(by: Partitioner, reduce?: Reducer): ShuffleSide {
@@ -219,7 +230,7 @@ export class Bag<T = unknown> {
   }
 
   #shuffled<U>(label: string, sides: ShuffleSide[], npartitions: number, then: Collect, boundaries?: BagItem): Bag<U> {
-    const b = boundaries && { key: boundaries.key, tasks: () => boundaries.tasks().map((t) => (t.key === boundaries.key ? { ...t, hold: false } : t)) }
+    const b = boundaries && { key: boundaries.key, tasks: upstreamOf(() => boundaries.tasks().map((t) => (t.key === boundaries.key ? { ...t, hold: false } : t)), boundaries.tasks.count) }
     const out = shuffled(label, sides, npartitions, then, b)
     return new Bag<U>(label, out.parts, [], out.upstream)
   }
@@ -266,7 +277,7 @@ export class Bag<T = unknown> {
       const key = small.parts[0].deps[0]
       const parts = this.parts.map((p) => ({ ...p, deps: [...p.deps, key], broadcast: (p.broadcast ?? 0) + 1 }))
       const input = this.parts[0]?.broadcast ?? 0
-      const upstream = () => [...this.upstream(), ...small.upstream()]
+      const upstream = upstreamOf(() => [...this.upstream(), ...small.upstream()], this.upstream.count + small.upstream.count)
       return new Bag('join', parts, [...this.steps, { op: 'join-broadcast', input, how: how as 'inner' | 'left', leftKey: l, rightKey: r }], upstream)
     }
     const sides = [this.#side({ kind: 'hash', key: l }), other.#side({ kind: 'hash', key: r })]
@@ -298,7 +309,8 @@ export class Bag<T = unknown> {
       return this.#shuffled(label, [this.#side({ kind: 'hash-pairs' }, reduce)], n, { kind: 'aggregate', reduce })
     }
     const item = this.#reduce<U[]>(label, reduce, options)
-    return new Bag<U>(label, [{ source: { kind: 'inputs' }, deps: [item.key] }], [], () => item.tasks().map((t) => (t.key === item.key ? { ...t, hold: false } : t)))
+    const upstream = upstreamOf(() => item.tasks().map((t) => (t.key === item.key ? { ...t, hold: false } : t)), item.tasks.count)
+    return new Bag<U>(label, [{ source: { kind: 'inputs' }, deps: [item.key] }], [], upstream)
   }
 
   count(options?: ReductionOptions): BagItem<number> {

@@ -7,12 +7,13 @@
 import type { TaskSubmission } from '../scheduler/scheduler'
 import type { Collect, Partitioner, Reducer, SplitSpec, Step } from '../wire/bag'
 import { bagTask, hashOf, type PartDef } from './graph'
+import { upstreamOf, type Upstream } from './upstream'
 
 export interface ShuffleSide {
   name: string
   parts: readonly PartDef[]
   steps: readonly Step[]
-  upstream: () => TaskSubmission[]
+  upstream: Upstream
   by: Partitioner
   /** Combined inside each input partition first (foldBy, frequencies, distinct with splitOut). */
   reduce?: Reducer
@@ -20,14 +21,14 @@ export interface ShuffleSide {
 
 export interface Shuffled {
   parts: PartDef[]
-  upstream: () => TaskSubmission[]
+  upstream: Upstream
 }
 
 /**
  * The output partitions of a shuffle of `sides` into `npartitions`.
  * `boundaries` is the task whose value a range split reads (sortBy).
  */
-export function shuffled(label: string, sides: ShuffleSide[], npartitions: number, then: Collect, boundaries?: { key: string; tasks: () => TaskSubmission[] }): Shuffled {
+export function shuffled(label: string, sides: ShuffleSide[], npartitions: number, then: Collect, boundaries?: { key: string; tasks: Upstream }): Shuffled {
   const shuffle = hashOf(label, sides.map((s) => [s.name, s.by, s.reduce]), npartitions, then)
   const name = `${label}-${shuffle}`
   const splits: { key: string; make: () => TaskSubmission }[] = []
@@ -43,6 +44,7 @@ export function shuffled(label: string, sides: ShuffleSide[], npartitions: numbe
   }
   const keys = splits.map((s) => s.key)
   const parts: PartDef[] = Array.from({ length: npartitions }, (_, output) => ({ source: { kind: 'shuffle', collect: { shuffle, output, npartitions, then } }, deps: keys }))
-  const upstream = () => [...sides.flatMap((s) => s.upstream()), ...(boundaries ? boundaries.tasks() : []), ...splits.map((s) => s.make())]
-  return { parts, upstream }
+  const make = () => [...sides.flatMap((s) => s.upstream()), ...(boundaries ? boundaries.tasks() : []), ...splits.map((s) => s.make())]
+  const count = sides.reduce((n, s) => n + s.upstream.count, 0) + (boundaries?.tasks.count ?? 0) + splits.length
+  return { parts, upstream: upstreamOf(make, count) }
 }

@@ -6,7 +6,7 @@ import { Bag, BagItem, BagTake } from '../bag/bag'
 import { combinePartials, finishPartial } from '../native/chunks'
 import type { LocalCluster } from '../deploy/local-cluster'
 import type { Scheduler, TaskSubmission } from '../scheduler/scheduler'
-import { shufflesOf } from '../scheduler/shuffle'
+import { shuffleIds, shufflesOf } from '../scheduler/shuffle'
 import { checkShuffleRoom } from './shuffle-check'
 import { checkChunkFit } from './chunk-check'
 import { ArgumentError, ClusterClosedError, ConfigError, SpillwayError } from '../base/errors'
@@ -24,6 +24,8 @@ import { hasWhat, keysOf, rebalanceValues, replicateValues, restart, retire, run
 import type { RetireOptions, RetireReport } from '../scheduler/retire'
 import type { RebalanceResult } from '../scheduler/rebalance'
 import { lowestOn } from '../config/thresholds'
+import { OPTIONS } from '../config/options'
+import { checkGraphSize } from './graph-limit'
 
 export interface ClientOptions {
   dashboardLink?: string
@@ -31,6 +33,8 @@ export interface ClientOptions {
   ownsCluster?: boolean
   /** No progress bars, even when asked for (setupClient passes its silenceLogs). */
   silenceLogs?: boolean
+  /** Tasks one persist or compute may make (setupClient's maxGraphTasks). */
+  maxGraphTasks?: number
 }
 
 /** Options of `persist` and `compute`. */
@@ -48,6 +52,8 @@ export class Client {
   readonly #ownsCluster: boolean
   /** No progress bars for this client (setupClient's `silenceLogs`). */
   readonly silenceLogs: boolean
+  /** Tasks one persist or compute may make; a larger graph is ERR_SPILLWAY_GRAPH_TOO_LARGE before any task is made. */
+  maxGraphTasks: number
   readonly #futures: FutureEngine
 
   constructor(
@@ -57,6 +63,7 @@ export class Client {
     this.dashboardLink = options.dashboardLink
     this.#ownsCluster = options.ownsCluster ?? false
     this.silenceLogs = options.silenceLogs ?? false
+    this.maxGraphTasks = options.maxGraphTasks ?? OPTIONS.maxGraphTasks.default
     this.#futures = new FutureEngine(cluster.scheduler, cluster.secret, () => this.#check())
   }
 
@@ -82,12 +89,13 @@ export class Client {
     if (!(array instanceof ChunkedArray)) {
       throw new ConfigError([{ field: 'array', value: typeof array, allowed: 'an array from random.random / random.randint, or a bag' }], 'persist argument')
     }
+    this.#checkArraySize(array)
     const tasks = array.tasks()
     checkKeys(tasks.map((t, i) => ({ key: t.key, field: `array chunk ${i}'s key (from its function's name)` })), 'persist argument')
     this.#submitGraph(tasks)
     const bound = array.withOwner({
       waitFor: (keys) => this.scheduler.waitFor(keys),
-      release: this.#releaser(array.keys()),
+      release: this.#releaser(array.keys(), tasks),
     })
     if (options.progress && !this.silenceLogs) {
       // In the background: persist still resolves once the tasks are submitted.
@@ -112,6 +120,7 @@ export class Client {
     if (!(expr instanceof Reduction)) {
       throw new ConfigError([{ field: 'expr', value: typeof expr, allowed: 'a reduction such as x.mean() or x.sum(), a bag or a bag reduction' }], 'compute argument')
     }
+    this.#checkArraySize(expr.array)
     if (options.progress && !this.silenceLogs) {
       return withProgress(this, expr.array, () => this.#compute(expr), { label: `compute ${expr.op}` })
     }
@@ -143,6 +152,17 @@ export class Client {
     }
   }
 
+  #checkArraySize(array: ChunkedArray): void {
+    const what = `array ${array.name} of shape [${array.shape.join(', ')}] in chunks [${array.chunks.join(', ')}]`
+    checkGraphSize({ tasks: array.taskCount(), what, advice: 'use larger chunks (Dask advises chunks of about 100 MB)' }, this.maxGraphTasks)
+  }
+
+  #checkBagSize(bag: Bag<any> | BagItem<any>): void {
+    const tasks = bag instanceof Bag ? bag.taskCount() : bag.tasks.count
+    const what = bag instanceof Bag ? `bag ${bag.name} of ${bag.npartitions} partitions` : `reduction ${bag.name}`
+    checkGraphSize({ tasks, what, advice: 'use fewer, larger partitions (npartitions, partitionSize, blocksize, repartition)' }, this.maxGraphTasks)
+  }
+
   /** A bag's or an array's tasks, a shuffle's outputs (a rechunk's new chunks) placed on their owners first. */
   #submitGraph(subs: TaskSubmission[]): void {
     const fresh = subs.filter((s) => !this.scheduler.tasks.has(s.key))
@@ -156,10 +176,14 @@ export class Client {
   /**
    * Lets go of `keys` as they are held now, when asked later: a key made
    * again since (after client.restart(), or after it failed) is another
-   * generation, another holder's to let go of.
+   * generation, another holder's to let go of. The shards of the
+   * collection's shuffles (a rechunk, a groupBy) go too, on every worker,
+   * once no output of theirs runs: released midway, they would stay until
+   * the cluster closed.
    */
-  #releaser(keys: string[]): (ks: string[]) => void {
+  #releaser(keys: string[], tasks: TaskSubmission[]): (ks: string[]) => void {
     const held = new Map(keys.map((k) => [k, this.scheduler.tasks.get(k)]))
+    const ids = shuffleIds(tasks)
     return (ks) => {
       if (this.scheduler.closed) return
       const current = ks.filter((k) => {
@@ -168,18 +192,23 @@ export class Client {
         return t !== undefined && this.scheduler.tasks.get(k) === t
       })
       if (current.length) this.scheduler.release(current)
+      // The shuffles these keys came from keep shards until no output is left to read them.
+      if (ids.size) shufflesOf(this.scheduler).dropWhenUnread(ids)
     }
   }
 
   async #persistBag<T>(bag: Bag<T>, options: ProgressOption): Promise<Bag<T>> {
-    this.#submitGraph(bag.tasks(true))
+    this.#checkBagSize(bag)
+    const tasks = bag.tasks(true)
+    this.#submitGraph(tasks)
     const keys = bag.keys()
-    const bound = bag.materialized({ release: this.#releaser(keys) })
+    const bound = bag.materialized({ release: this.#releaser(keys, tasks) })
     if (options.progress && !this.silenceLogs) void withProgress(this, keys, () => this.scheduler.waitFor(keys), { label: 'persist' }).catch(() => {})
     return bound
   }
 
   async #computeBag(expr: Bag | BagItem, options: ProgressOption): Promise<unknown> {
+    this.#checkBagSize(expr)
     const tasks = expr.tasks()
     const keys = expr instanceof Bag ? expr.keys() : [expr.key]
     const held = new Set(keys)
@@ -202,6 +231,7 @@ export class Client {
   /** The first `n` items, computing only the partitions it needs, in order. */
   async #take<T>(bag: Bag<T>, n: number): Promise<T[]> {
     const out: T[] = []
+    this.#checkBagSize(bag)
     const keys = bag.keys()
     const tasks = bag.tasks(false)
     for (let i = 0; i < keys.length && out.length < n; i++) {

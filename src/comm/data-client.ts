@@ -108,6 +108,18 @@ function transferError(address: string, why: string): SpillwayError {
   return new SpillwayError('ERR_SPILLWAY_TRANSFER', `transfer from ${address} failed: ${why}`, { address })
 }
 
+/**
+ * A peer that closed or stalled during the handshake (it died, or was
+ * stopped and then died) is a lost peer, as one that refused the
+ * connection: ERR_SPILLWAY_TRANSFER with its address, so a shuffle's push
+ * to it counts as a lost owner. A proven mismatch (secret, version) stays
+ * what it is.
+ */
+function handshakeFailure(address: string, e: unknown): unknown {
+  if (!(e instanceof SpillwayError) || e.code !== 'ERR_SPILLWAY_AUTH' || !e.details.lost) return e
+  return transferError(address, `${e.message} (the peer died or stalled before it answered)`)
+}
+
 export class DataClient {
   readonly #connections = new Map<string, Promise<Connection>>()
   incomingBytes = 0
@@ -130,7 +142,7 @@ export class DataClient {
           }, () => this.#connections.delete(address))
         } catch (e) {
           socket.destroy()
-          throw e
+          throw handshakeFailure(address, e)
         }
       })()
       this.#connections.set(address, c)

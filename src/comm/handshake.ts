@@ -27,13 +27,14 @@ function readExact(socket: Socket, n: number, timeoutMs: number): Promise<{ byte
   return new Promise((resolve, reject) => {
     const pieces: Buffer[] = []
     let have = 0
-    const timer = setTimeout(() => finish(new SpillwayError('ERR_SPILLWAY_AUTH', `peer sent no handshake within ${timeoutMs} ms`)), timeoutMs)
+    // `lost`: the peer went away or stalled, which proves nothing about its secret (a dialer takes it for a lost peer).
+    const timer = setTimeout(() => finish(new SpillwayError('ERR_SPILLWAY_AUTH', `peer sent no handshake within ${timeoutMs} ms`, { lost: 'timeout' })), timeoutMs)
     const onData = (c: Buffer) => {
       pieces.push(c)
       have += c.length
       if (have >= n) finish()
     }
-    const onEnd = () => finish(new SpillwayError('ERR_SPILLWAY_AUTH', 'peer closed the connection during the handshake'))
+    const onEnd = () => finish(new SpillwayError('ERR_SPILLWAY_AUTH', 'peer closed the connection during the handshake', { lost: 'closed' }))
     const finish = (err?: Error) => {
       clearTimeout(timer)
       socket.off('data', onData)

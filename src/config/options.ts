@@ -148,6 +148,13 @@ export const OPTIONS = {
   tlsKey: option({ kind: 'string', doc: "PEM key of tlsCert" }),
   tlsCa: option({ kind: 'string', doc: 'PEM CA: joining workers must also show a certificate it signed' }),
   workerTtl: option({ kind: 'number', default: 300, check: positiveSeconds(300), doc: 'seconds of silence after which a worker that joined from elsewhere is taken as lost (as Dask’s worker-ttl)' }),
+  maxGraphTasks: option({
+    kind: 'integer',
+    // About 400 MB of the client's heap at ~4 KB a task.
+    default: 100_000,
+    check: positiveInt(''),
+    doc: 'tasks one persist or compute may make (default 100000): a larger graph is refused before any task is made (ERR_SPILLWAY_GRAPH_TOO_LARGE), not left to run the client out of heap',
+  }),
   cluster: option<'string', ClusterKind>({
     kind: 'string',
     values: CLUSTER_KINDS,

@@ -1,7 +1,7 @@
 import { constants, rmSync } from 'node:fs'
 import { access, chmod, mkdtemp, rm, stat, statfs } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { basename, join, resolve } from 'node:path'
 import type { SetupConfig } from './config'
 import { ConfigError } from '../base/errors'
 
@@ -118,6 +118,17 @@ function hookExit(): void {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal)
 }
 
+const PREFIX = 'spillway-'
+
+/**
+ * Whether `path` has the name createSpillDir gives (mkdtemp's six
+ * characters after the prefix): a worker orphaned by its cluster's process
+ * removes only such a directory, never one a LocalCluster was handed.
+ */
+export function isClusterSpillDir(path: string): boolean {
+  return new RegExp(`^${PREFIX}[A-Za-z0-9]{6}$`).test(basename(path))
+}
+
 /** Directories created by createSpillDir that are not removed yet (for diagnostics and tests). */
 export function liveSpillDirs(): string[] {
   return [...live]
@@ -131,7 +142,7 @@ export async function createSpillDir(config: Pick<SetupConfig, 'tempBaseDir' | '
   const base = await resolveSpillBase(config, opts)
   let path: string
   try {
-    path = await mkdtemp(join(base.base, 'spillway-'))
+    path = await mkdtemp(join(base.base, PREFIX))
   } catch (err) {
     // Permission bits pass for root where the filesystem still refuses (/proc, a read-only mount).
     const where = base.baseSource === 'tempBaseDir' ? '' : ` (chosen from ${base.baseSource === 'os' ? 'the OS temp dir' : `$${base.baseSource}`}; set tempBaseDir to another)`

@@ -18,6 +18,21 @@ export interface ShuffleHost {
   readonly workers: Map<string, WorkerHandle>
   readonly tasks: Map<string, TaskRecord>
   on(event: 'worker-removed', fn: (w: WorkerHandle) => void): unknown
+  readonly closed: boolean
+}
+
+/** How often a released shuffle whose outputs still run is looked at again. */
+const RECHECK_MS = 200
+
+/** The ids of the shuffles whose inputs are among `subs` (bag shuffles and rechunks). */
+export function shuffleIds(subs: TaskSubmission[]): Set<string> {
+  const ids = new Set<string>()
+  for (const s of subs) {
+    const op = nativeOp(s.task)
+    if (op !== 'shuffle.split' && op !== 'rechunk.split') continue
+    ids.add((((s.task as Extract<TaskFn, { fn: 'call' }>).args as unknown[])[0] as SplitSpec | RechunkSplitSpec).shuffle)
+  }
+  return ids
 }
 
 interface Run {
@@ -116,23 +131,33 @@ export class ShuffleCoordinator {
    * any more (each output ran, failed or was let go of), on every worker.
    */
   dropUnread(subs: TaskSubmission[]): void {
-    const ids = new Set<string>()
-    for (const s of subs) {
-      const op = nativeOp(s.task)
-      if (op !== 'shuffle.split' && op !== 'rechunk.split') continue
-      ids.add((((s.task as Extract<TaskFn, { fn: 'call' }>).args as unknown[])[0] as SplitSpec | RechunkSplitSpec).shuffle)
-    }
-    for (const id of ids) {
-      const run = this.#runs.get(id)
-      const live = run && [...run.collects.values()].some((k) => {
-        const st = this.host.tasks.get(k)?.state
-        return st === 'waiting' || st === 'queued' || st === 'processing'
-      })
-      if (live || !run) continue
-      this.#runs.delete(id)
-      this.#epochs.set(id, (this.#epochs.get(id) ?? 0) + 1)
-      for (const w of this.#live()) w.rpc.request({ op: 'shuffle-drop', shuffle: run.runId }).catch(() => {})
-    }
+    for (const id of shuffleIds(subs)) this.#dropIfUnread(id)
+  }
+
+  /** Whether the run was dropped (or is gone): no output of it waits or runs. */
+  #dropIfUnread(id: string): boolean {
+    const run = this.#runs.get(id)
+    if (!run) return true
+    const live = [...run.collects.values()].some((k) => {
+      const st = this.host.tasks.get(k)?.state
+      return st === 'waiting' || st === 'queued' || st === 'processing'
+    })
+    if (live) return false
+    this.#runs.delete(id)
+    this.#epochs.set(id, (this.#epochs.get(id) ?? 0) + 1)
+    for (const w of this.#live()) w.rpc.request({ op: 'shuffle-drop', shuffle: run.runId }).catch(() => {})
+    return true
+  }
+
+  /**
+   * A persisted collection let go of midway: its shuffles' shards are
+   * dropped on every worker as soon as none of their outputs runs (one
+   * already running finishes first; its value is freed as nobody holds it).
+   */
+  dropWhenUnread(ids: Iterable<string>): void {
+    const pending = [...ids].filter((id) => !this.#dropIfUnread(id))
+    if (!pending.length || this.host.closed) return
+    setTimeout(() => this.dropWhenUnread(pending), RECHECK_MS).unref()
   }
 
   /** The task as sent to a worker: a split learns where each output's owner listens now. */

@@ -10,7 +10,7 @@ import { SpillBuffer } from '../native/spill-buffer'
 import { DataClient } from '../comm/data-client'
 import { UNREADABLE_CODES } from '../wire/protocol'
 import type { ReduceManyResult, Request, SchedulerToWorker, WorkerMetrics, WorkerStart, WorkerToScheduler } from '../wire/protocol'
-import type { Transport } from '../comm/transport'
+import { ParentTransport, type Transport } from '../comm/transport'
 import { errorPayload } from '../comm/rpc'
 import { DataServer, type TransferCounts } from './data-server'
 import { Inputs } from './inputs'
@@ -22,6 +22,7 @@ import { SHARD_PART, ShuffleService } from './shuffle'
 import { acquire } from './acquire'
 import { EXIT_RETIRED } from '../comm/join'
 import { freeBytes } from './stuck'
+import { removeIfOrphaned } from './orphan'
 
 /** Share of a worker's limit that one input task's shards may have in flight (the shuffle's outgoing cap). */
 const OUTGOING_SHARE = 0.05
@@ -60,7 +61,9 @@ export class Worker {
   readonly #calls: SchedulerCalls
 
   constructor(private readonly transport: Transport<SchedulerToWorker, WorkerToScheduler>) {
-    transport.onClose(() => process.exit(this.#exitCode))
+    // Only a channel to a parent process can be orphaned; a joined worker's scheduler is elsewhere.
+    const orphanable = transport instanceof ParentTransport
+    transport.onClose(() => void (orphanable ? removeIfOrphaned(this.#parts?.config.spillDir) : Promise.resolve()).finally(() => process.exit(this.#exitCode)))
     this.#calls = new SchedulerCalls(transport)
     // Its nanny's word that its lifetime is up: the scheduler moves its values elsewhere, then closes it.
     process.on('SIGUSR2', () => transport.send({ kind: 'retire', reason: 'its lifetime is up' }))
