@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { bag, type Client } from 'spillway'
 import { sharedCluster } from './cluster-helpers'
-import { textItems } from '../src/worker/text-blocks'
+import { textItems } from '../src/worker/collections/bag/text-blocks'
 
 const dir = mkdtempSync(join(tmpdir(), 'spillway-bag-'))
 test.after.always(() => rmSync(dir, { recursive: true, force: true }))

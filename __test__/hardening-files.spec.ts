@@ -222,7 +222,7 @@ test.serial("invalid UTF-8 fails naming the file and the byte offset; errors: 'r
 })
 
 test('firstInvalidUtf8 agrees with Node: -1 exactly on valid UTF-8, else the longest valid prefix ends there (seeded random bytes)', async (t) => {
-  const { firstInvalidUtf8 } = await import('../src/worker/text-decode')
+  const { firstInvalidUtf8 } = await import('../src/worker/collections/bag/text-decode')
   const { isUtf8 } = await import('node:buffer')
   const rand = rng(8)
   const pieces = [[0x61], [0xc3, 0xa9], [0xe2, 0x82, 0xac], [0xf0, 0x9f, 0x98, 0x80], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xe0, 0x80, 0x80], [0xf4, 0x90, 0x80, 0x80], [0x80], [0xff], [0xc3], [0xf0, 0x9f]]

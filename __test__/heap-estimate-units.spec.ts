@@ -2,7 +2,7 @@
 import test from 'ava'
 import { deserialize, serialize, setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
-import { heapOfItems } from '../src/worker/heap-estimate'
+import { heapOfItems } from '../src/worker/collections/shuffle/heap-estimate'
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void

@@ -14,7 +14,7 @@ const path = require('node:path')
 const { parseArgs } = require('node:util')
 
 const { values: o } = parseArgs({ options: { dir: { type: 'string', default: os.tmpdir() }, 'write-mb': { type: 'string', default: '150' }, sample: { type: 'string' } } })
-const FILE = 8 << 20 // a shard part's size (worker/shuffle.ts SHARD_PART)
+const FILE = 8 << 20 // a shard part's size (worker/collections/shuffle/service.ts SHARD_PART)
 const now = () => performance.now() / 1000
 
 function pageCache() {

@@ -8,58 +8,17 @@ import { ArgumentError } from '../base/errors'
 import { compressionOfName } from '../native/file-codecs'
 import type { TaskSubmission } from '../scheduler/scheduler'
 import type { Collect, KeySpec, Partitioner, Reducer, Step, StepFn } from '../wire/bag'
-import { describeFunction, functionLabel, type TaskFunction } from '../wire/functions'
+import { functionLabel, type TaskFunction } from '../wire/functions'
 import type { ResolvableArgs, TaskFn } from '../futures/typing'
 import { hashOf, partitionTasks, partsKey, treeTasks, type PartDef } from './graph'
 import { shuffled, type ShuffleSide } from './shuffle'
 import { NO_UPSTREAM, treeTaskCount, upstreamOf, type Upstream } from './upstream'
+import { keySpec, npartitionsOf, positiveInt, splitEveryOf, stepFn, type ReductionOptions, type ShuffleOptions } from './options'
+
+export type { ReductionOptions, ShuffleOptions } from './options'
 
 /** A key taken from an item: a function of it (its return value is the key, `K`), or one of its fields. */
 export type KeyOf<T, K = any> = TaskFn<(item: T) => K> | (unknown extends T ? string | number : T extends object ? keyof T & (string | number) : never)
-
-function stepFn(fn: TaskFunction, args: unknown[], field: string): StepFn {
-  try {
-    return { fn: describeFunction(fn), args }
-  } catch (e) {
-    if (e instanceof ArgumentError) throw new ArgumentError(e.problems.map((p) => ({ ...p, field: p.field === 'fn' ? field : `${field}.${p.field.replace(/^fn\./, '')}` })), 'bag step')
-    throw e
-  }
-}
-
-function keySpec(key: unknown, field: string): KeySpec {
-  if (typeof key === 'string' || typeof key === 'number') return { field: key }
-  return { fn: stepFn(key as TaskFunction, [], field) }
-}
-
-function positiveInt(v: unknown, field: string, what: string): number {
-  if (!(Number.isSafeInteger(v) && (v as number) >= 1)) throw new ArgumentError([{ field, value: v, allowed: 'a positive integer' }], what)
-  return v as number
-}
-
-export interface ReductionOptions {
-  /** Partials combined per task of the tree (default 8). */
-  splitEvery?: number
-  /**
-   * The result as this many hash partitions, made by the P2P shuffle, so no
-   * single task holds every key (foldBy, frequencies, distinct).
-   */
-  splitOut?: number
-}
-
-export interface ShuffleOptions {
-  /** Output partitions (default: as many as the input has). */
-  npartitions?: number
-}
-
-function npartitionsOf(o: ShuffleOptions | undefined, dflt: number, what: string): number {
-  if (o !== undefined && (o === null || typeof o !== 'object')) throw new ArgumentError([{ field: 'options', value: o, allowed: 'an object { npartitions }' }], what)
-  return o?.npartitions === undefined ? Math.max(1, dflt) : positiveInt(o.npartitions, 'options.npartitions', what)
-}
-
-function splitEveryOf(o: ReductionOptions | undefined, what: string): number {
-  if (o !== undefined && (o === null || typeof o !== 'object')) throw new ArgumentError([{ field: 'options', value: o, allowed: 'an object { splitEvery }' }], what)
-  return o?.splitEvery === undefined ? 8 : Math.max(2, positiveInt(o.splitEvery, 'options.splitEvery', what))
-}
 
 /** What a bag's tasks need of the client that persisted it. */
 export interface BagOwner {

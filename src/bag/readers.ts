@@ -1,6 +1,6 @@
 // Bags from the user's files and values. Planning happens here, on the
 // client: globs expanded, files stat'ed and cut into blocks; the workers
-// read the blocks (worker/text-blocks.ts).
+// read the blocks (worker/collections/bag/text-blocks.ts).
 
 import { statSync, type Stats } from 'node:fs'
 import { resolve } from 'node:path'
@@ -88,7 +88,7 @@ function fileIdentity(path: string): string {
   }
 }
 
-/** The file as planned: a worker reads it only if it is still this one (worker/file-open.ts). */
+/** The file as planned: a worker reads it only if it is still this one (worker/collections/bag/file-open.ts). */
 export function plannedFile(path: string, st: Stats): PlannedFile {
   return { path, size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino }
 }

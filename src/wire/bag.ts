@@ -5,7 +5,7 @@
 // owns each output; an output task reads its own shards; shards are keyed
 // by shuffle, output, input and part, so a shard sent twice is stored once).
 // Plain data, checked on the client when the bag is built; the worker runs
-// it (worker/bag-partition.ts, worker/shuffle-tasks.ts).
+// it (worker/collections/bag/partition.ts, worker/collections/shuffle/tasks.ts).
 
 import type { FnDesc } from './functions'
 import type { DecodeErrors } from './text-encoding'

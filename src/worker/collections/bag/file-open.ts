@@ -5,8 +5,8 @@
 
 import { constants, type Stats } from 'node:fs'
 import { open, type FileHandle } from 'node:fs/promises'
-import { ownTaskError, SpillwayError } from '../base/errors'
-import type { PlannedFile } from '../wire/bag'
+import { ownTaskError, SpillwayError } from '../../../base/errors'
+import type { PlannedFile } from '../../../wire/bag'
 
 export function readFailed(path: string, e: any, what = 'could not be read'): SpillwayError {
   return ownTaskError('ERR_SPILLWAY_READ', `file ${path} ${what}: ${e?.message ?? e}`, { path, cause: e?.code })

@@ -3,12 +3,12 @@
 // step), and into a reduction's per-partition step when it ends with one;
 // and the aggregates of a reduction's tree.
 
-import { ownTaskError, SpillwayError } from '../base/errors'
-import type { AggregateSpec, CollectSpec, KeySpec, PartitionSpec, Reducer, SplitMarker, Step, StepFn } from '../wire/bag'
-import type { FnDesc } from '../wire/functions'
-import { KeyTable } from '../wire/key-equality'
+import { ownTaskError, SpillwayError } from '../../../base/errors'
+import type { AggregateSpec, CollectSpec, KeySpec, PartitionSpec, Reducer, SplitMarker, Step, StepFn } from '../../../wire/bag'
+import type { FnDesc } from '../../../wire/functions'
+import { KeyTable } from '../../../wire/key-equality'
 import { refuseAsync } from './async-steps'
-import { aggregate, keyOf, perPartition, type Fn, type Loaded } from './bag-reducers'
+import { aggregate, keyOf, perPartition, type Fn, type Loaded } from './reducers'
 import { csvItems, parquetItems } from './tabular'
 import { textPartition } from './text-blocks'
 import { writeLines } from './text-writer'

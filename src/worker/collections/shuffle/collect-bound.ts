@@ -5,8 +5,8 @@
 // the items' estimated memory (heap-estimate.ts), which for many small
 // records is several times their serialized bytes.
 
-import { ownTaskError } from '../base/errors'
-import type { CollectSpec } from '../wire/bag'
+import { ownTaskError } from '../../../base/errors'
+import type { CollectSpec } from '../../../wire/bag'
 import { heapOfItems } from './heap-estimate'
 
 /** Share of a worker's limit one output's items (and what is built of them) may take. */

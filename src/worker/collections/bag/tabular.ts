@@ -4,13 +4,13 @@
 
 import { parse } from 'csv-parse/sync'
 import { parquetMetadataAsync, parquetReadObjects, type AsyncBuffer, type FileMetaData, type SchemaElement } from 'hyparquet'
-import { ownTaskError, SpillwayError } from '../base/errors'
-import type { PartitionSource } from '../wire/bag'
+import { ownTaskError, SpillwayError } from '../../../base/errors'
+import type { PartitionSource } from '../../../wire/bag'
 import { openPlanned, readFailed, readRange } from './file-open'
 import { readBlockAt } from './text-blocks'
 import { checkDecodes } from './text-decode'
-import { decimalString, exactKind, isoTimestamp, leafColumns, unscaledOf } from '../wire/parquet-types'
-import { codeUnit } from '../wire/text-encoding'
+import { decimalString, exactKind, isoTimestamp, leafColumns, unscaledOf } from '../../../wire/parquet-types'
+import { codeUnit } from '../../../wire/text-encoding'
 
 type CsvSource = Extract<PartitionSource, { kind: 'csv' }>
 type ParquetSource = Extract<PartitionSource, { kind: 'parquet' }>

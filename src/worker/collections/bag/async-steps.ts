@@ -4,8 +4,8 @@
 // a result fails its task by name. The one check is here, so that async
 // steps replace it in one place.
 
-import { ownTaskError } from '../base/errors'
-import type { FnDesc } from '../wire/functions'
+import { ownTaskError } from '../../../base/errors'
+import type { FnDesc } from '../../../wire/functions'
 
 function isAsync(v: unknown): boolean {
   if (v === null || (typeof v !== 'object' && typeof v !== 'function')) return false

@@ -4,10 +4,10 @@
 // value (wire/key-equality.ts) and ordered by wire/order.ts; a partial
 // holds the first key seen of each kind, as a Map (or Set) that travels.
 
-import { ownTaskError } from '../base/errors'
-import type { KeySpec, Reducer } from '../wire/bag'
-import { KeyTable } from '../wire/key-equality'
-import { keyOrder } from '../wire/order'
+import { ownTaskError } from '../../../base/errors'
+import type { KeySpec, Reducer } from '../../../wire/bag'
+import { KeyTable } from '../../../wire/key-equality'
+import { keyOrder } from '../../../wire/order'
 
 export type Fn = (...args: unknown[]) => unknown
 

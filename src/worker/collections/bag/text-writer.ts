@@ -6,9 +6,9 @@
 import { randomBytes } from 'node:crypto'
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
-import { compressFile } from '../native/file-codecs'
-import { ownTaskError, SpillwayError } from '../base/errors'
-import type { Compression } from '../wire/bag'
+import { compressFile } from '../../../native/file-codecs'
+import { ownTaskError, SpillwayError } from '../../../base/errors'
+import type { Compression } from '../../../wire/bag'
 
 /** What a value is, for a message: 'a number', 'null', 'an array', 'a Map'. */
 export function kindOf(v: unknown): string {

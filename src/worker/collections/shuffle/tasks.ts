@@ -3,12 +3,12 @@
 // the owners) and collect (an output's shards read back and made into
 // items, groups, aggregates, a sorted run or join pairs).
 
-import { ownTaskError } from '../base/errors'
-import { hashKey, type CollectSpec, type SplitMarker, type SplitSpec } from '../wire/bag'
-import { KeyTable, showKey } from '../wire/key-equality'
-import { keyOrder } from '../wire/order'
-import { keyFunction as keyFn, runAggregate, runPartition, type FunctionLoader } from './bag-partition'
-import type { ShuffleService } from './shuffle'
+import { ownTaskError } from '../../../base/errors'
+import { hashKey, type CollectSpec, type SplitMarker, type SplitSpec } from '../../../wire/bag'
+import { KeyTable, showKey } from '../../../wire/key-equality'
+import { keyOrder } from '../../../wire/order'
+import { keyFunction as keyFn, runAggregate, runPartition, type FunctionLoader } from '../bag/partition'
+import type { ShuffleService } from './service'
 import { boundedShards, checkJoinPairs, countPairs, GroupBound, outputBound, readAll, SORT_ENTRY_BYTES, type OutputBound } from './collect-bound'
 
 /** Output of `key` among `boundaries` (sorted by `order`, the sort's own): the first boundary after it. */

@@ -5,10 +5,10 @@
 // once whatever the block size. A compressed file (gzip, zstd, lz4) is read whole.
 
 import type { FileHandle } from 'node:fs/promises'
-import { decompressBounded } from '../native/file-codecs'
-import { ownTaskError, SpillwayError } from '../base/errors'
-import type { PartitionSource, TextBlock } from '../wire/bag'
-import { codeUnit } from '../wire/text-encoding'
+import { decompressBounded } from '../../../native/file-codecs'
+import { ownTaskError, SpillwayError } from '../../../base/errors'
+import type { PartitionSource, TextBlock } from '../../../wire/bag'
+import { codeUnit } from '../../../wire/text-encoding'
 import { openPlanned, readFailed, readRange } from './file-open'
 import { checkDecodes } from './text-decode'
 

@@ -4,8 +4,8 @@
 // fails naming the file and the byte; errors: 'replace' keeps U+FFFD.
 
 import { isUtf8 } from 'node:buffer'
-import { ownTaskError } from '../base/errors'
-import { codeUnit, isUtf8Encoding, type DecodeErrors } from '../wire/text-encoding'
+import { ownTaskError } from '../../../base/errors'
+import { codeUnit, isUtf8Encoding, type DecodeErrors } from '../../../wire/text-encoding'
 
 /** Length of the UTF-8 sequence a lead byte starts and the allowed range of its second byte (RFC 3629: no overlongs, surrogates or code points past U+10FFFF). */
 function sequence(lead: number): [number, number, number] | undefined {

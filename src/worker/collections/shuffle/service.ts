@@ -6,12 +6,12 @@
 // shards and lets them go; shards for an output already read are dropped.
 
 import { deserialize, serialize } from 'node:v8'
-import { ownTaskError, SpillwayError } from '../base/errors'
-import type { DataClient } from '../comm/data-client'
-import { SHARD_KEY, shardKey, type SplitMarker } from '../wire/bag'
-import type { WorkerStatus } from '../wire/protocol'
-import { unserializable } from '../wire/values'
-import type { WorkerStore } from './store'
+import { ownTaskError, SpillwayError } from '../../../base/errors'
+import type { DataClient } from '../../../comm/data-client'
+import { SHARD_KEY, shardKey, type SplitMarker } from '../../../wire/bag'
+import type { WorkerStatus } from '../../../wire/protocol'
+import { unserializable } from '../../../wire/values'
+import type { WorkerStore } from '../../store'
 
 /** Shards larger than this go as several parts (a frame stays well under the data socket's cap). */
 export const SHARD_PART = 8 * 2 ** 20

@@ -4,10 +4,10 @@
 // chunk. Bytes only: rows (runs of the last dimensions) are copied between
 // raw little-endian chunks, no number is ever serialised.
 
-import { ownTaskError } from '../base/errors'
-import type { SplitMarker } from '../wire/bag'
-import { blockBox, blocksOverlapping, boxLen, boxShape, copyBox, intersect, ITEM_BYTES, type Box, type RechunkCollectSpec, type RechunkSplitSpec } from '../wire/rechunk'
-import { SHARD_PART, type ShuffleService } from './shuffle'
+import { ownTaskError } from '../../../base/errors'
+import type { SplitMarker } from '../../../wire/bag'
+import { blockBox, blocksOverlapping, boxLen, boxShape, copyBox, intersect, ITEM_BYTES, type Box, type RechunkCollectSpec, type RechunkSplitSpec } from '../../../wire/rechunk'
+import { SHARD_PART, type ShuffleService } from '../shuffle/service'
 
 /** A box cut into boxes of at most SHARD_PART bytes along its outer dimensions, in order; both sides cut it alike. */
 export function partBoxes(box: Box): Box[] {
