@@ -4,15 +4,19 @@
 // the workload, which includes planning the bag (globbing, stat'ing files).
 // Prints one JSON line.
 //
-//   node spillway_side.js --case text|trivial|ndjson --manifest <path> [--blocksize 64MiB]
+//   node spillway_side.js --case text|trivial|ndjson|steps|foldby --manifest <path> [--blocksize 64MiB] [--root DIR]
 //
 //   text     readText(glob).filter(line.includes('ERROR')).count()
 //   trivial  readText(glob).filter(() => true).count()       (against the floor)
 //   ndjson   readText(file).map(JSON.parse).foldBy('user', acc + e.bytes, 0, { combine: a + b })
+//   steps    readText(glob).map(line.length).filter(n odd).count()      (the per-item path: cheap
+//   foldby   readText(glob).foldBy(line.length % 16, acc + 1, 0)         steps, many items)
+//
+// --root names the spillway package to load (default this checkout), so
+// bench/bag/pertask.js can run a build from before a change against this one.
 'use strict'
 
 const fs = require('node:fs')
-const { bag, setupClient } = require('../..')
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(name)
@@ -21,6 +25,7 @@ const arg = (name, dflt) => {
 const now = () => Number(process.hrtime.bigint()) / 1e9
 
 async function main() {
+  const { bag, setupClient } = require(arg('--root', require('node:path').join(__dirname, '..', '..')))
   const c = arg('--case')
   const m = JSON.parse(fs.readFileSync(arg('--manifest'), 'utf8'))
   const blocksize = arg('--blocksize', '64 MiB')
@@ -37,6 +42,15 @@ async function main() {
       npartitions = lines.npartitions
       const kept = c === 'text' ? lines.filter((line) => line.includes('ERROR')) : lines.filter(() => true)
       answer = await client.compute(kept.count())
+    } else if (c === 'steps') {
+      const lines = bag.readText(m.text.glob, { blocksize })
+      npartitions = lines.npartitions
+      answer = await client.compute(lines.map((line) => line.length).filter((n) => n % 2 === 1).count())
+    } else if (c === 'foldby') {
+      const lines = bag.readText(m.text.glob, { blocksize })
+      npartitions = lines.npartitions
+      const byLength = await client.compute(lines.foldBy((line) => line.length % 16, (acc) => acc + 1, 0, { combine: (a, b) => a + b }))
+      answer = byLength.sort((a, b) => a[0] - b[0])
     } else if (c === 'ndjson') {
       const events = bag.readText(m.ndjson.path, { blocksize }).map(JSON.parse)
       npartitions = events.npartitions

@@ -8,7 +8,8 @@ import type { AggregateSpec, CollectSpec, KeySpec, PartitionSpec, Reducer, Split
 import type { FnDesc } from '../../../wire/functions'
 import { KeyTable } from '../../../wire/key-equality'
 import { refuseAsync } from './async-steps'
-import { aggregate, keyOf, perPartition, type Fn, type Loaded } from './reducers'
+import { accumulator, aggregate, keyOf, perPartition, type Fn, type Loaded } from './reducers'
+import { eachItem, type Sink } from './items'
 import { csvItems, parquetItems } from './tabular'
 import { textPartition } from './text-blocks'
 import { writeLines } from './text-writer'
@@ -25,31 +26,86 @@ export interface FunctionLoader {
  * A step's function with its extra arguments, whose every result is checked
  * to be no Promise: steps run synchronously, item by item, so a Promise
  * would be kept as an item (a filter keeps everything, a sum concatenates).
+ * Made for the number of values it takes (an item; an accumulator and an
+ * item for a binop): a rest-parameter wrapper made an array per call.
  */
-export function syncStep(fn: Fn, args: unknown[], desc: FnDesc, role: string): Fn {
-  return (...a: unknown[]) => refuseAsync(args.length ? fn(...a, ...args) : fn(...a), desc, role)
+export function syncStep(fn: Fn, args: unknown[], desc: FnDesc, role: string, arity: 1 | 2 = 1): Fn {
+  if (arity === 2) return args.length ? (a, b) => refuseAsync(fn(a, b, ...args), desc, role) : (a, b) => refuseAsync(fn(a, b), desc, role)
+  return args.length ? (a) => refuseAsync(fn(a, ...args), desc, role) : (a) => refuseAsync(fn(a), desc, role)
 }
 
-export async function loadStep(load: FunctionLoader, s: StepFn, role: string): Promise<Fn> {
-  return syncStep(await load.get(s.fn), s.args, s.fn, role)
+export async function loadStep(load: FunctionLoader, s: StepFn, role: string, arity: 1 | 2 = 1): Promise<Fn> {
+  return syncStep(await load.get(s.fn), s.args, s.fn, role, arity)
 }
 
 export async function keyFunction(load: FunctionLoader, k: KeySpec, role = 'key'): Promise<(item: unknown) => unknown> {
   return keyOf(k, 'fn' in k ? await loadStep(load, k.fn, role) : undefined)
 }
 
-/** Each item with every item of the small side whose key is equal (and alone, as [item, undefined], for a left join). */
-function* broadcastJoin(items: Iterable<unknown>, small: unknown[], leftKey: (v: unknown) => unknown, rightKey: (v: unknown) => unknown, how: 'inner' | 'left'): Iterable<unknown> {
+type JoinStep = Extract<Step, { op: 'join-broadcast' }>
+
+/** Each item with every item of the small side whose key is equal (and alone, as [item, undefined], for a left join), pushed to `next`. */
+async function broadcastJoin(load: FunctionLoader, s: JoinStep, small: unknown[], next: Sink): Promise<Sink> {
+  const leftKey = await keyFunction(load, s.leftKey, 'join leftKey')
+  const rightKey = await keyFunction(load, s.rightKey, 'join rightKey')
   const byKey = new KeyTable<unknown[]>('join key')
   for (const r of small) {
     const k = rightKey(r)
     ;(byKey.find(k) ?? byKey.add(k, [])).value.push(r)
   }
-  for (const l of items) {
+  const left = s.how === 'left'
+  return (l) => {
     const rs = byKey.get(leftKey(l))
-    if (rs) for (const r of rs) yield [l, r]
-    else if (how === 'left') yield [l, undefined]
+    if (rs) for (const r of rs) next([l, r])
+    else if (left) next([l, undefined])
   }
+}
+
+/** A per-item step fused in front of `next`. */
+async function stepSink(load: FunctionLoader, step: Exclude<Step, { op: 'write' }>, fn: Fn | undefined, extra: unknown[], next: Sink): Promise<Sink> {
+  switch (step.op) {
+    case 'map':
+      return (v) => next(fn!(v))
+    case 'filter':
+      return (v) => {
+        if (fn!(v)) next(v)
+      }
+    case 'flatMap':
+      return (v) => eachItem(iterableOf(fn!(v), 'flatMap'), next)
+    case 'pluck': {
+      const f = step.field
+      return (v) => next((v as any)?.[f])
+    }
+    case 'join-broadcast':
+      return broadcastJoin(load, step, extra[step.input] as unknown[], next)
+    case 'mapPartitions':
+      // runPartition pulls every step up to the last mapPartitions.
+      throw ownTaskError('ERR_SPILLWAY_PROTOCOL', 'a mapPartitions step cannot take items one by one')
+  }
+}
+
+/** Items pulled through the steps (a generator each) up to one that takes them all: mapPartitions, or a write. */
+async function pullSteps(load: FunctionLoader, spec: PartitionSpec, items: Iterable<unknown>, upTo: number, fns: (Fn | undefined)[], extra: unknown[]): Promise<Iterable<unknown>> {
+  for (let i = 0; i < upTo; i++) {
+    const s = spec.steps[i]
+    // A write consumes the items before it: the next steps see its path.
+    if (s.op === 'write') items = [await writeLines(s.pattern.replace('*', String(spec.index)), items, s.compression)]
+    else if (s.op === 'join-broadcast') items = await pulledJoin(items, (next) => broadcastJoin(load, s, extra[s.input] as unknown[], next))
+    else items = applyStep(items, s, fns[i])
+  }
+  return items
+}
+
+/** A join's pairs pulled, an item's pairs at a time (its sink fills a buffer). */
+async function pulledJoin(items: Iterable<unknown>, join: (next: Sink) => Promise<Sink>): Promise<Iterable<unknown>> {
+  const pairs: unknown[] = []
+  const sink = await join((pair) => void pairs.push(pair))
+  return (function* () {
+    for (const l of items) {
+      sink(l)
+      yield* pairs.splice(0)
+    }
+  })()
 }
 
 function bound(fn: Fn, args: unknown[]): Fn {
@@ -91,8 +147,8 @@ async function loadReducer(load: FunctionLoader, r: Reducer): Promise<Loaded> {
     f.key = await keyFunction(load, r.key!, `${r.op === 'sample' ? 'sortBy' : r.op} key`)
   }
   if (r.op === 'foldBy') {
-    f.binop = await loadStep(load, r.binop, 'foldBy binop')
-    if (r.combine) f.combine = await loadStep(load, r.combine, 'foldBy combine')
+    f.binop = await loadStep(load, r.binop, 'foldBy binop', 2)
+    if (r.combine) f.combine = await loadStep(load, r.combine, 'foldBy combine', 2)
   }
   if (r.op === 'custom') {
     // Awaited as the task's own value: a Promise from either is its result, not an item.
@@ -116,21 +172,31 @@ async function sourceItems(load: FunctionLoader, spec: PartitionSpec, inputs: un
   return textPartition(src, load.memoryLimit)
 }
 
+/** The number of steps up to and with the last one that takes the items as a whole. */
+function wholeUpTo(steps: Step[]): number {
+  for (let i = steps.length - 1; i >= 0; i--) if (steps[i].op === 'mapPartitions' || steps[i].op === 'write') return i + 1
+  return 0
+}
+
 /** A partition's items as an array, or its reduction's partial. */
 export async function runPartition(load: FunctionLoader, spec: PartitionSpec, ...inputs: unknown[]): Promise<unknown> {
   const fns = await Promise.all(spec.steps.map((s) => (s.op === 'pluck' || s.op === 'write' || s.op === 'join-broadcast' ? undefined : loadStep(load, s.call, s.op))))
   const reducer = spec.reduce ? await loadReducer(load, spec.reduce) : undefined
   const own = spec.broadcast ? inputs.slice(0, inputs.length - spec.broadcast) : inputs
   const extra = spec.broadcast ? inputs.slice(inputs.length - spec.broadcast) : []
-  let items = await sourceItems(load, spec, own)
-  for (const [i, s] of spec.steps.entries()) {
-    // A write consumes the items before it: the next steps see its path.
-    if (s.op === 'write') items = [await writeLines(s.pattern.replace('*', String(spec.index)), items, s.compression)]
-    else if (s.op === 'join-broadcast') items = broadcastJoin(items, extra[s.input] as unknown[], await keyFunction(load, s.leftKey, 'join leftKey'), await keyFunction(load, s.rightKey, 'join rightKey'), s.how)
-    else items = applyStep(items, s, fns[i])
-  }
-  if (spec.reduce) return perPartition(spec.reduce, items, reducer!)
-  return Array.isArray(items) ? items : [...items]
+  const source = await sourceItems(load, spec, own)
+  // Pulled up to the last step that takes the items as a whole (all of them
+  // for a custom reduction, whose function takes an iterable); pushed after.
+  const acc = spec.reduce ? accumulator(spec.reduce, reducer!) : undefined
+  const upTo = spec.reduce && !acc ? spec.steps.length : wholeUpTo(spec.steps)
+  const items = await pullSteps(load, spec, source, upTo, fns, extra)
+  if (spec.reduce && !acc) return perPartition(spec.reduce, items, reducer!)
+  if (!acc && upTo === spec.steps.length && Array.isArray(items)) return items
+  const out: unknown[] = []
+  let sink: Sink = acc ? acc.push : (v) => void out.push(v)
+  for (let i = spec.steps.length - 1; i >= upTo; i--) sink = await stepSink(load, spec.steps[i] as Exclude<Step, { op: 'write' }>, fns[i], extra, sink)
+  eachItem(items, sink)
+  return acc ? acc.result() : out
 }
 
 /** One level of a reduction's tree: its inputs' partials combined. */

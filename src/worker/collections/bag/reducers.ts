@@ -8,6 +8,7 @@ import { ownTaskError } from '../../../base/errors'
 import type { KeySpec, Reducer } from '../../../wire/bag'
 import { KeyTable } from '../../../wire/key-equality'
 import { keyOrder } from '../../../wire/order'
+import { eachItem, type Sink } from './items'
 
 export type Fn = (...args: unknown[]) => unknown
 
@@ -30,20 +31,6 @@ export function keyOf(spec: KeySpec, fn: Fn | undefined): (item: unknown) => unk
 
 /** [count, mean, M2]: Chan et al.'s parallel variance, stable where sums of squares are not. */
 type Moments = [number, number, number]
-
-function momentsOf(items: Iterable<unknown>): Moments {
-  let n = 0
-  let mean = 0
-  let m2 = 0
-  for (const v of items) {
-    const x = Number(v)
-    n++
-    const d = x - mean
-    mean += d / n
-    m2 += d * (x - mean)
-  }
-  return [n, mean, m2]
-}
 
 function combineMoments(parts: Moments[]): Moments {
   let [n, mean, m2] = [0, 0, 0]
@@ -89,62 +76,92 @@ function countInto(t: KeyTable<number>, k: unknown, n: number): void {
   else t.add(k, n)
 }
 
-export function perPartition(r: Reducer, items: Iterable<unknown>, f: Loaded): unknown {
+/** A reduction's per-partition step as it takes items one by one (pushed, items.ts) and then gives its partial. */
+export interface Accumulator {
+  push: Sink
+  result(): unknown
+}
+
+/** The accumulator of a built-in reduction; a custom one takes its items as an iterable and has none. */
+export function accumulator(r: Reducer, f: Loaded): Accumulator | undefined {
   switch (r.op) {
     case 'count': {
       let n = 0
-      for (const _ of items) n++
-      return n
+      return { push: () => void n++, result: () => n }
     }
     case 'sum': {
       let s = 0
-      for (const v of items) s += v as number
-      return s
+      return { push: (v) => void (s += v as number), result: () => s }
     }
     case 'min':
-      return extreme(items, less)
-    case 'max':
-      return extreme(items, more)
-    case 'moments':
-      return momentsOf(items)
+    case 'max': {
+      const better = r.op === 'min' ? less : more
+      let has = false
+      let best: unknown
+      const push = (v: unknown) => {
+        if (!has || better(v, best)) best = v
+        has = true
+      }
+      return { push, result: (): Extreme => [has, best] }
+    }
+    case 'moments': {
+      let [n, mean, m2] = [0, 0, 0]
+      const push = (v: unknown) => {
+        const x = Number(v)
+        n++
+        const d = x - mean
+        mean += d / n
+        m2 += d * (x - mean)
+      }
+      return { push, result: (): Moments => [n, mean, m2] }
+    }
     case 'frequencies': {
       const t = new KeyTable<number>('frequencies item')
-      for (const v of items) countInto(t, v, 1)
-      return new Map(t)
+      return { push: (v) => countInto(t, v, 1), result: () => new Map(t) }
     }
     case 'distinct': {
       const t = new KeyTable<true>('distinct item')
-      for (const v of items) if (!t.find(v)) t.add(v, true)
-      return new Set(t.keys())
+      return { push: (v) => void (t.find(v) ?? t.add(v, true)), result: () => new Set(t.keys()) }
     }
-    case 'topk':
-      return topk(items, r.k, f.key)
+    case 'topk': {
+      const all: unknown[] = []
+      return { push: (v) => void all.push(v), result: () => topk(all, r.k, f.key) }
+    }
     case 'foldBy': {
       const t = new KeyTable<unknown>('foldBy key')
-      for (const v of items) {
-        const k = f.key!(v)
+      const key = f.key!
+      const binop = f.binop!
+      const push = (v: unknown) => {
+        const k = key(v)
         const e = t.find(k)
-        if (e) e.value = f.binop!(e.value, v)
-        else t.add(k, r.hasInitial ? f.binop!(r.initial, v) : v)
+        if (e) e.value = binop(e.value, v)
+        else t.add(k, r.hasInitial ? binop(r.initial, v) : v)
       }
-      return new Map(t)
+      return { push, result: () => new Map(t) }
     }
-    case 'custom':
-      return f.perPartition!(items)
     case 'sample':
-      return sampleKeys(items, f.key!)
+      return sampleAccumulator(f.key!)
+    case 'custom':
+      return undefined
   }
+}
+
+export function perPartition(r: Reducer, items: Iterable<unknown>, f: Loaded): unknown {
+  const acc = accumulator(r, f)
+  if (!acc) return f.perPartition!(items)
+  eachItem(items, acc.push)
+  return acc.result()
 }
 
 /** Keys kept per partition for range boundaries: enough that each output's range is even to a few percent. */
 const SAMPLE = 256
 
 /** A reservoir sample of the partition's keys (Vitter's algorithm R), the same for the same items on every run. */
-function sampleKeys(items: Iterable<unknown>, key: (v: unknown) => unknown): unknown[] {
+function sampleAccumulator(key: (v: unknown) => unknown): Accumulator {
   const kept: unknown[] = []
   let seen = 0
   let seed = 0x9e3779b9
-  for (const v of items) {
+  const push = (v: unknown) => {
     seen++
     if (kept.length < SAMPLE) kept.push(key(v))
     else {
@@ -153,7 +170,7 @@ function sampleKeys(items: Iterable<unknown>, key: (v: unknown) => unknown): unk
       if (j < SAMPLE) kept[j] = key(v)
     }
   }
-  return kept
+  return { push, result: () => kept }
 }
 
 function boundaries(keys: unknown[], outputs: number, order: (a: unknown, b: unknown) => number): unknown[] {

@@ -11,6 +11,7 @@ import type { PartitionSource, TextBlock } from '../../../wire/bag'
 import { codeUnit } from '../../../wire/text-encoding'
 import { openPlanned, readFailed, readRange } from './file-open'
 import { checkDecodes } from './text-decode'
+import { PushItems, type Sink } from './items'
 
 export { readFailed } from './file-open'
 
@@ -105,7 +106,7 @@ const PIECEWISE = new Set(['utf8', 'utf-8', 'latin1', 'binary', 'ascii'])
  * into one array: a 64 MiB block's lines made at once outlive the young
  * generation, and collecting them was a fifth of a worker's time.
  */
-export function* blockLines(bytes: Buffer, delim: Buffer, encoding: BufferEncoding): Generator<string> {
+export function* blockPieces(bytes: Buffer, delim: Buffer, encoding: BufferEncoding): Generator<string[]> {
   const d = delim.toString(encoding)
   const piecewise = PIECEWISE.has(encoding.toLowerCase())
   let pos = 0
@@ -118,9 +119,13 @@ export function* blockLines(bytes: Buffer, delim: Buffer, encoding: BufferEncodi
     const lines = bytes.toString(encoding, pos, cut).split(d)
     // A final delimiter ends the last line; it does not start an empty one.
     if (lines[lines.length - 1] === '') lines.pop()
-    yield* lines
+    yield lines
     pos = cut
   }
+}
+
+export function* blockLines(bytes: Buffer, delim: Buffer, encoding: BufferEncoding): Generator<string> {
+  for (const lines of blockPieces(bytes, delim, encoding)) yield* lines
 }
 
 /** A block's bytes, checked to decode in the source's encoding (text-decode.ts). */
@@ -144,14 +149,25 @@ export async function textPartition(src: TextSource, memoryLimit = Infinity): Pr
   const delim = Buffer.from(src.delimiter, src.encoding)
   const bufs: (Buffer | undefined)[] = []
   for (const b of src.blocks) bufs.push(await blockBytes(b, src, delim, memoryLimit))
-  return (function* () {
+  // Pushed a piece's lines at a time (items.ts); iterated where a step takes them all.
+  const each = (sink: Sink) => {
+    for (const [i, b] of src.blocks.entries()) {
+      const bytes = bufs[i]!
+      bufs[i] = undefined
+      for (const lines of blockPieces(bytes, delim, src.encoding)) {
+        if (src.includePath) for (let k = 0; k < lines.length; k++) sink([lines[k], b.path])
+        else for (let k = 0; k < lines.length; k++) sink(lines[k])
+      }
+    }
+  }
+  return new PushItems(each, function* () {
     for (const [i, b] of src.blocks.entries()) {
       const bytes = bufs[i]!
       bufs[i] = undefined
       if (src.includePath) for (const line of blockLines(bytes, delim, src.encoding)) yield [line, b.path]
       else yield* blockLines(bytes, delim, src.encoding)
     }
-  })()
+  })
 }
 
 /** Every line of the source's blocks, in order; `[line, path]` with includePath. */

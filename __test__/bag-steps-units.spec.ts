@@ -1,0 +1,154 @@
+// A partition's steps pushed item by item into its reduction (items.ts)
+// give what plain JavaScript gives on the same items: random pipelines of
+// every per-item step, around the steps that take the items whole
+// (mapPartitions, a custom reduction), from arrays and text blocks.
+
+import test from 'ava'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { bag } from 'spillway'
+import type { FnDesc } from '../src/wire/functions'
+import type { PartitionSpec, Reducer, Step, StepFn } from '../src/wire/bag'
+import { runPartition, type FunctionLoader } from '../src/worker/collections/bag/partition'
+
+const dir = mkdtempSync(join(tmpdir(), 'spillway-bag-steps-'))
+test.after.always(() => rmSync(dir, { recursive: true, force: true }))
+
+/** mulberry32: the same pipelines on every run. */
+function rng(seed: number) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+type F = (...a: any[]) => any
+/** The functions a pipeline may use, each on any item (numbers, strings, pairs, records). */
+const FNS: Record<string, F> = {
+  size: (v) => (typeof v === 'string' ? v.length : Array.isArray(v) ? v.length : typeof v === 'number' ? v % 7 : 3),
+  asRecord: (v) => ({ n: typeof v === 'number' ? v : String(v).length, s: String(v) }),
+  odd: (v) => (typeof v === 'number' ? v % 2 === 1 : String(v).length % 2 === 1),
+  twice: (v) => [v, v],
+  none: () => [],
+  firstHalf: (items: Iterable<unknown>) => {
+    const all = [...items]
+    return all.slice(0, Math.ceil(all.length / 2))
+  },
+  reversed: (items: Iterable<unknown>) => [...items].reverse(),
+  mod3: (v) => (typeof v === 'number' ? v % 3 : String(v).length % 3),
+  plus: (acc: number, v: unknown) => acc + (typeof v === 'number' ? v : String(v).length),
+  add: (a: number, b: number) => a + b,
+  countAll: (items: Iterable<unknown>) => [...items].length,
+  total: (parts: number[]) => parts.reduce((a, b) => a + b, 0),
+  withExtra: (v: unknown, k: number) => (typeof v === 'number' ? v * k : v),
+}
+const fnDesc = (name: string): FnDesc => ({ kind: 'source', id: name, source: '', label: name })
+const call = (name: string, args: unknown[] = []): StepFn => ({ fn: fnDesc(name), args })
+const loader: FunctionLoader = { get: async (d) => FNS[d.id] as never }
+
+/** Plain JavaScript's answer for a step. */
+function plainStep(items: unknown[], s: Step, small: unknown[]): unknown[] {
+  const f = 'call' in s ? (v: unknown) => FNS[s.call.fn.id](v, ...s.call.args) : undefined
+  switch (s.op) {
+    case 'map':
+      return items.map((v) => f!(v))
+    case 'filter':
+      return items.filter((v) => f!(v))
+    case 'flatMap':
+      return items.flatMap((v) => f!(v))
+    case 'pluck':
+      return items.map((v) => (v as any)?.[s.field])
+    case 'mapPartitions':
+      return [...(f!(items) as unknown[])]
+    case 'join-broadcast':
+      return items.flatMap((l) => {
+        const rs = small.filter((r) => FNS.mod3(r) === FNS.mod3(l))
+        return rs.length ? rs.map((r) => [l, r]) : s.how === 'left' ? [[l, undefined]] : []
+      })
+    default:
+      throw new Error(s.op)
+  }
+}
+
+function randomStep(r: () => number): Step {
+  const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)]
+  switch (pick(['map', 'map', 'filter', 'flatMap', 'pluck', 'mapPartitions', 'join'])) {
+    case 'map':
+      return pick([{ op: 'map', call: call('size') }, { op: 'map', call: call('asRecord') }, { op: 'map', call: call('withExtra', [3]) }] as Step[])
+    case 'filter':
+      return { op: 'filter', call: call('odd') }
+    case 'flatMap':
+      return { op: 'flatMap', call: call(pick(['twice', 'none'])) }
+    case 'pluck':
+      return { op: 'pluck', field: pick(['n', 's', 0]) }
+    case 'mapPartitions':
+      return { op: 'mapPartitions', call: call(pick(['firstHalf', 'reversed'])) }
+    default:
+      return { op: 'join-broadcast', input: 0, how: pick(['inner', 'left'] as const), leftKey: { fn: call('mod3') }, rightKey: { fn: call('mod3') } }
+  }
+}
+
+const REDUCERS: [Reducer | undefined, (items: unknown[]) => unknown][] = [
+  [undefined, (items) => items],
+  [{ op: 'count' }, (items) => items.length],
+  [
+    { op: 'frequencies' },
+    (items) => {
+      // Keys equal by value, as wire/key-equality.ts has them: the first of each kept.
+      const byText = new Map<string, [unknown, number]>()
+      for (const v of items) {
+        const e = byText.get(JSON.stringify(v) ?? 'undefined')
+        if (e) e[1]++
+        else byText.set(JSON.stringify(v) ?? 'undefined', [v, 1])
+      }
+      return new Map(byText.values())
+    },
+  ],
+  [
+    { op: 'foldBy', key: { fn: call('mod3') }, binop: call('plus'), hasInitial: true, initial: 0 } as Reducer,
+    (items) => {
+      const m = new Map<unknown, number>()
+      for (const v of items) m.set(FNS.mod3(v), FNS.plus(m.get(FNS.mod3(v)) ?? 0, v))
+      return m
+    },
+  ],
+  [{ op: 'custom', perPartition: call('countAll'), aggregate: call('total') }, (items) => items.length],
+]
+
+test('random pipelines of steps and reductions give what plain JavaScript gives, from arrays and from text blocks', async (t) => {
+  const r = rng(33)
+  const lines = Array.from({ length: 300 }, (_, i) => 'x'.repeat(i % 11) + (i % 5 === 0 ? 'é' : ''))
+  const file = join(dir, 'lines.txt')
+  writeFileSync(file, lines.join('\n') + '\n')
+  const small = [0, 1, 2, 3, 4, 5, 'ab']
+  for (let round = 0; round < 300; round++) {
+    const steps = Array.from({ length: 1 + Math.floor(r() * 4) }, () => randomStep(r))
+    const [reduce, plainReduce] = REDUCERS[Math.floor(r() * REDUCERS.length)]
+    const fromText = r() < 0.5
+    const includePath = fromText && r() < 0.5
+    const source: PartitionSpec['source'] = fromText
+      ? (bag.readText(file, { includePath }).parts[0].source as PartitionSpec['source'])
+      : { kind: 'items', items: Array.from({ length: 40 }, (_, i) => (i % 4 === 3 ? `s${i}` : i)) }
+    const start = fromText ? (includePath ? lines.map((l) => [l, file]) : lines) : (source as { items: unknown[] }).items
+    let expected: unknown[] = start
+    for (const s of steps) expected = plainStep(expected, s, small)
+    const spec: PartitionSpec = { index: 0, source, steps, reduce, broadcast: 1 }
+    const got = await runPartition(loader, spec, small)
+    t.deepEqual(got, plainReduce(expected), `round ${round}: ${fromText ? `text${includePath ? ' with paths' : ''}` : 'items'} → ${steps.map((s) => s.op).join(' → ')} → ${reduce?.op ?? 'items'}`)
+  }
+})
+
+test('a step that returns a Promise fails with ERR_SPILLWAY_ASYNC_STEP whether it is pushed or pulled', async (t) => {
+  FNS.later = async (v: unknown) => v
+  const source = { kind: 'items' as const, items: [1, 2, 3] }
+  for (const steps of [[{ op: 'map', call: call('later') }], [{ op: 'map', call: call('later') }, { op: 'mapPartitions', call: call('reversed') }]] as Step[][]) {
+    const e = await t.throwsAsync(() => runPartition(loader, { index: 0, source, steps, reduce: { op: 'count' } }))
+    t.is((e as any).code, 'ERR_SPILLWAY_ASYNC_STEP')
+    t.regex(e!.message, /the map function later returned a Promise/)
+  }
+})
