@@ -4,7 +4,7 @@
 // its signal abort.
 
 import { SpillwayError } from '../base/errors'
-import { runInTask } from './context'
+import { runInTask, runSync } from './context'
 import { place } from '../wire/nesting'
 import { decodeValue, elementSizeOfFormat, encodeRaw, encodeValue, type ValueFormat } from '../wire/values'
 import type { WorkerStore } from './store'
@@ -173,7 +173,9 @@ export class TaskRunner {
     try {
       const ctx = { key, signal: controller.signal, worker: this.address }
       const fn = loaded.fn
-      result = await runInTask(ctx, () => fn(...(Array.isArray(args) ? args : [args])), services)
+      const call = () => fn(...(Array.isArray(args) ? args : [args]))
+      // spillway's own task kinds hand the context to the user's functions they call; a user's task keeps it across its awaits.
+      result = await (task.func.kind === 'native' ? runSync(ctx, call, services) : runInTask(ctx, call, services))
     } catch (e) {
       throw Object.assign(new SpillwayError('ERR_SPILLWAY_TASK', ''), taskFailure(e, key, task.func))
     }

@@ -10,8 +10,9 @@ import { pathToFileURL } from 'node:url'
 import { isOwnTaskError, SpillwayError } from '../base/errors'
 import { BUILTIN_FUNCTIONS, type FnDesc } from '../wire/functions'
 import type { CollectSpec, SplitMarker } from '../wire/bag'
-import { runAggregate, runPartition } from './collections/bag/partition'
-import { taskContext } from './context'
+import { runAggregate, runPartition, type FunctionLoader } from './collections/bag/partition'
+import type { Fn } from './collections/bag/reducers'
+import { currentStore, taskContext, type TaskStore } from './context'
 import type { ShuffleService } from './collections/shuffle/service'
 import { runCollect, runSplit } from './collections/shuffle/tasks'
 import { runRechunkCollect, runRechunkSplit } from './collections/rechunk/rechunk'
@@ -93,9 +94,20 @@ export class UserFunctions {
   }
 
   /** A shuffle output's items (a bag partition whose source is a shuffle). */
-  async collect(spec: CollectSpec, markers: SplitMarker[]): Promise<unknown[]> {
+  async collect(spec: CollectSpec, markers: SplitMarker[], load: FunctionLoader = this): Promise<unknown[]> {
     if (!this.natives.shuffle) throw new SpillwayError('ERR_SPILLWAY_PROTOCOL', 'a shuffle output needs a worker with a data server')
-    return runCollect(this, this.natives.shuffle, this.natives.memoryLimit, spec, ...markers) as Promise<unknown[]>
+    return runCollect(load, this.natives.shuffle, this.natives.memoryLimit, spec, ...markers) as Promise<unknown[]>
+  }
+
+  /** These functions for one task of spillway's own kinds, run without AsyncLocalStorage (context.ts runSync). */
+  forTask(task: TaskStore | undefined): FunctionLoader {
+    const load: FunctionLoader = {
+      get: (desc) => this.get(desc) as Promise<Fn>,
+      collect: (spec, markers) => this.collect(spec, markers, load),
+      memoryLimit: this.memoryLimit,
+      task,
+    }
+    return load
   }
 
   get(desc: FnDesc): Promise<Callable> {
@@ -145,14 +157,15 @@ export class UserFunctions {
 
 /** A function the worker has itself: a built-in, or one of spillway's own task kinds. */
 function nativeCallable(op: string, load: UserFunctions, natives: NativeServices): Callable {
-  if (op === 'bag.partition') return (spec, ...inputs) => runPartition(load, spec as never, ...inputs)
-  if (op === 'bag.aggregate') return (spec, ...partials) => runAggregate(load, spec as never, ...partials)
+  // Called in runSync: the task's context is read here, before any await, and given to the user's functions.
+  if (op === 'bag.partition') return (spec, ...inputs) => runPartition(load.forTask(currentStore()), spec as never, ...inputs)
+  if (op === 'bag.aggregate') return (spec, ...partials) => runAggregate(load.forTask(currentStore()), spec as never, ...partials)
   if (op === 'shuffle.split' || op === 'rechunk.split' || op === 'rechunk.collect') {
     const service = natives.shuffle
     if (!service) throw new SpillwayError('ERR_SPILLWAY_PROTOCOL', `${op} needs a worker with a data server`)
     if (op === 'rechunk.split') return (spec, chunk) => runRechunkSplit(service, taskContext().key, spec as never, chunk)
     if (op === 'rechunk.collect') return (spec, ...markers) => runRechunkCollect(service, spec as never, ...(markers as never[]))
-    return (spec, ...inputs) => runSplit(load, service, taskContext().key, spec as never, ...inputs)
+    return (spec, ...inputs) => runSplit(load.forTask(currentStore()), service, taskContext().key, spec as never, ...inputs)
   }
   const fn = BUILTIN_FUNCTIONS.get(op)
   if (!fn) throw new SpillwayError('ERR_SPILLWAY_PROTOCOL', `no native function ${JSON.stringify(op)} on this worker`, { op })

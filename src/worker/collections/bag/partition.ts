@@ -10,6 +10,7 @@ import { KeyTable } from '../../../wire/key-equality'
 import { refuseAsync } from './async-steps'
 import { accumulator, aggregate, keyOf, perPartition, type Fn, type Loaded } from './reducers'
 import { eachItem, type Sink } from './items'
+import { callInTask, callInTask2, runInStore, type TaskStore } from '../../context'
 import { csvItems, parquetItems } from './tabular'
 import { textPartition } from './text-blocks'
 import { writeLines } from './text-writer'
@@ -20,6 +21,11 @@ export interface FunctionLoader {
   collect?(spec: CollectSpec, markers: SplitMarker[]): Promise<unknown[]>
   /** The worker's memory limit: what a file read whole may take is a share of it. */
   readonly memoryLimit?: number
+  /**
+   * The task these functions run for, where it runs without AsyncLocalStorage
+   * (context.ts runSync): each call of a user's function gets its context back.
+   */
+  readonly task?: TaskStore
 }
 
 /**
@@ -29,13 +35,17 @@ export interface FunctionLoader {
  * Made for the number of values it takes (an item; an accumulator and an
  * item for a binop): a rest-parameter wrapper made an array per call.
  */
-export function syncStep(fn: Fn, args: unknown[], desc: FnDesc, role: string, arity: 1 | 2 = 1): Fn {
-  if (arity === 2) return args.length ? (a, b) => refuseAsync(fn(a, b, ...args), desc, role) : (a, b) => refuseAsync(fn(a, b), desc, role)
-  return args.length ? (a) => refuseAsync(fn(a, ...args), desc, role) : (a) => refuseAsync(fn(a), desc, role)
+export function syncStep(fn: Fn, args: unknown[], desc: FnDesc, role: string, arity: 1 | 2 = 1, task?: TaskStore): Fn {
+  if (arity === 2) {
+    const f = args.length ? (a: unknown, b: unknown) => fn(a, b, ...args) : fn
+    return task ? (a, b) => refuseAsync(callInTask2(task, f, a, b), desc, role) : (a, b) => refuseAsync(f(a, b), desc, role)
+  }
+  const f = args.length ? (a: unknown) => fn(a, ...args) : fn
+  return task ? (a) => refuseAsync(callInTask(task, f, a), desc, role) : (a) => refuseAsync(f(a), desc, role)
 }
 
 export async function loadStep(load: FunctionLoader, s: StepFn, role: string, arity: 1 | 2 = 1): Promise<Fn> {
-  return syncStep(await load.get(s.fn), s.args, s.fn, role, arity)
+  return syncStep(await load.get(s.fn), s.args, s.fn, role, arity, load.task)
 }
 
 export async function keyFunction(load: FunctionLoader, k: KeySpec, role = 'key'): Promise<(item: unknown) => unknown> {
@@ -108,8 +118,10 @@ async function pulledJoin(items: Iterable<unknown>, join: (next: Sink) => Promis
   })()
 }
 
-function bound(fn: Fn, args: unknown[]): Fn {
-  return args.length ? (...a: unknown[]) => fn(...a, ...args) : fn
+/** A custom reduction's function with its extra arguments, in its task's context across its awaits (it may be async). */
+function bound(fn: Fn, args: unknown[], task: TaskStore | undefined): Fn {
+  const f = args.length ? (...a: unknown[]) => fn(...a, ...args) : fn
+  return task ? (...a: unknown[]) => runInStore(task, () => f(...a)) : f
 }
 
 function* applyStep(items: Iterable<unknown>, step: Exclude<Step, { op: 'write' | 'join-broadcast' }>, fn: Fn | undefined): Iterable<unknown> {
@@ -152,8 +164,8 @@ async function loadReducer(load: FunctionLoader, r: Reducer): Promise<Loaded> {
   }
   if (r.op === 'custom') {
     // Awaited as the task's own value: a Promise from either is its result, not an item.
-    f.perPartition = bound(await load.get(r.perPartition.fn), r.perPartition.args)
-    f.aggregate = bound(await load.get(r.aggregate.fn), r.aggregate.args)
+    f.perPartition = bound(await load.get(r.perPartition.fn), r.perPartition.args, load.task)
+    f.aggregate = bound(await load.get(r.aggregate.fn), r.aggregate.args, load.task)
   }
   return f
 }
