@@ -23,7 +23,7 @@ const GiB = 2 ** 30
 const SIZE = opts.full ? { n: 20000, from: 2000, to: 200, mem: 6 * GiB } : { n: 10000, from: 1000, to: 100, mem: 2 * GiB }
 const MEM = Number(opts.mem ?? SIZE.mem)
 const REPS = Number(opts.reps)
-const TARGET = 0.25
+const TARGET = 0.5
 
 async function main() {
   ensureVenv(log)

@@ -68,3 +68,26 @@ export function combinePartials(partials: Binding.JsPartial[]): Binding.JsPartia
 export function finishPartial(partial: Binding.JsPartial, op: string): number {
   return callNativeSync(() => native.finishPartial(partial, op))
 }
+
+/**
+ * An old chunk (the bytes of the box `box`) cut, off the JS thread, into
+ * batches laid back to back in one buffer: each batch is `headroom` bytes
+ * left for the caller, then its boxes' elements, each box row-major.
+ */
+export async function rechunkCut(chunk: Uint8Array, itemSize: number, box: { lo: number[]; hi: number[] }, batches: { headroom: number; boxes: { lo: number[]; hi: number[] }[] }[]): Promise<Buffer> {
+  const buf = toBuffer(chunk, 'chunk')
+  const flat = batches.flatMap((b) => b.boxes.flatMap((x) => [...x.lo, ...x.hi]))
+  return callNative(() =>
+    callNativeSync(() =>
+      native.rechunkCut(
+        buf,
+        itemSize,
+        box.lo,
+        box.hi,
+        flat,
+        batches.map((b) => b.boxes.length),
+        batches.map((b) => b.headroom),
+      ),
+    ),
+  )
+}

@@ -171,6 +171,20 @@ export class SpillBuffer {
   }
 
   /**
+   * A rechunk's new chunk, the box `out` of `itemSize`-byte elements, made
+   * off the JS thread from its pieces: each a box and the key it is held
+   * under here (read where it lies, a spilled one left on disk) or its
+   * bytes. Undefined when a keyed piece is not held.
+   */
+  async assemble(out: { lo: number[]; hi: number[] }, itemSize: number, pieces: { lo: number[]; hi: number[]; key?: string; data?: Buffer }[]): Promise<Buffer | undefined> {
+    const boxes = pieces.flatMap((p) => [...p.lo, ...p.hi])
+    const keys = pieces.map((p) => (p.data ? '' : String(p.key)))
+    const inline = pieces.flatMap((p) => (p.data ? [p.data] : []))
+    const b = await callNative(() => this.#native.assemble(out.lo, out.hi, itemSize, boxes, keys, inline))
+    return b ?? undefined
+  }
+
+  /**
    * The chunk as it should be sent to another worker. Transfer exists to move
    * bytes, so a spilled chunk goes out as the compressed frame already on
    * disk: verified (header and checksum) but not decompressed on the sender,

@@ -3,7 +3,8 @@
 // new one, and the box (per-dimension [lo, hi)) where they meet. A piece is
 // that box's elements in row-major order, as raw bytes, so the splitting
 // worker cuts it and the owning worker places it without agreeing on
-// anything but the two grids.
+// anything but the two grids. The core does the copying (crates/core
+// src/chunk/rechunk.rs: cut and assemble).
 
 import type { RawDtype } from './values'
 
@@ -85,48 +86,4 @@ export function boxShape(b: Box): number[] {
 
 export function boxLen(b: Box): number {
   return boxShape(b).reduce((a, n) => a * n, 1)
-}
-
-/**
- * Copies the elements of `box` (array coordinates) from `src`, the
- * row-major bytes of the region `srcBox`, into `dst`, those of `dstBox`.
- * Trailing dimensions the box spans whole in both are one run, so a piece
- * of full rows is a single copy.
- */
-export function copyBox(src: Uint8Array, srcBox: Box, dst: Uint8Array, dstBox: Box, box: Box): void {
-  const n = box.lo.length
-  const size = boxShape(box)
-  const sShape = boxShape(srcBox)
-  const dShape = boxShape(dstBox)
-  const sStride = new Array<number>(n)
-  const dStride = new Array<number>(n)
-  let s = ITEM_BYTES
-  let t = ITEM_BYTES
-  for (let d = n - 1; d >= 0; d--) {
-    sStride[d] = s
-    dStride[d] = t
-    s *= sShape[d]
-    t *= dShape[d]
-  }
-  // Dimensions r.. form one contiguous run: every one after r is whole in the box, the source and the destination.
-  let r = n - 1
-  while (r > 0 && size[r] === sShape[r] && size[r] === dShape[r]) r--
-  let run = ITEM_BYTES
-  for (let d = r; d < n; d++) run *= size[d]
-  if (run === 0) return
-  const idx = new Array<number>(r).fill(0)
-  for (;;) {
-    let so = 0
-    let dof = 0
-    for (let d = 0; d < n; d++) {
-      const i = d < r ? idx[d] : 0
-      so += (box.lo[d] + i - srcBox.lo[d]) * sStride[d]
-      dof += (box.lo[d] + i - dstBox.lo[d]) * dStride[d]
-    }
-    dst.set(src.subarray(so, so + run), dof)
-    // The next index over the outer dimensions, last fastest.
-    let d = r - 1
-    while (d >= 0 && ++idx[d] === size[d]) idx[d--] = 0
-    if (d < 0) return
-  }
 }

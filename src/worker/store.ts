@@ -61,6 +61,15 @@ export class WorkerStore {
     return s ? Buffer.from(s) : this.buffer.peek(key)
   }
 
+  /** A rechunk's new chunk made from pieces held here (see SpillBuffer.assemble); small ones go in as their bytes. */
+  assemble(out: { lo: number[]; hi: number[] }, itemSize: number, pieces: { lo: number[]; hi: number[]; key: string }[]): Promise<Buffer | undefined> {
+    return this.buffer.assemble(
+      out,
+      itemSize,
+      pieces.map((p) => ({ ...p, data: this.#small.get(p.key) })),
+    )
+  }
+
   /** For a transfer: a spilled value as its compressed frame, else its bytes. */
   async getFrame(key: string): Promise<{ compressed: boolean; data: Buffer } | undefined> {
     const s = this.#small.get(key)

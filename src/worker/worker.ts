@@ -19,6 +19,7 @@ import { SMALL_SHARE_OF_LIMIT as SMALL_SHARE, WorkerStore } from './store'
 import { TaskRunner } from './task-runner'
 import { SchedulerCalls } from './scheduler-calls'
 import { SHARD_PART, ShuffleService } from './collections/shuffle/service'
+import { BATCH_KEY, receiveBatch } from './collections/rechunk/batch'
 import { acquire } from './acquire'
 import { EXIT_RETIRED } from '../comm/join'
 import { freeBytes } from './stuck'
@@ -149,7 +150,7 @@ export class Worker {
       },
     )
     let shuffle: ShuffleService | undefined
-    const server = new DataServer({ forTransfer: (k) => buffer.getFrame(k), receive: (k, d) => shuffle!.receive(k, d) }, secret, this.#transfer, this.#warn)
+    const server = new DataServer({ forTransfer: (k) => buffer.getFrame(k), receive: (k, d) => (BATCH_KEY.test(k) ? receiveBatch(shuffle!, k, d) : shuffle!.receive(k, d)) }, secret, this.#transfer, this.#warn)
     const dataAddress = await server.start(config.dataAddress)
     const host = { store: buffer, client, memoryLimit: config.memoryLimit, address: dataAddress, status: () => monitor.status, checkSoon: () => monitor.checkSoon(), makeRoom: (bytes: number) => monitor.makeRoom(bytes) }
     shuffle = new ShuffleService(host, Math.max(SHARD_PART, Math.floor(config.memoryLimit * OUTGOING_SHARE)))

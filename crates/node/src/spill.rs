@@ -4,9 +4,11 @@ use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use spillway_core::chunk::{ChunkSpec, Dtype, Op, Partial};
 use spillway_core::codec::Method;
-use spillway_core::spill::{SpillBuffer, SpillConfig, SpillMetrics, StoredBytes};
+use spillway_core::spill::{PieceBytes, SpillBuffer, SpillConfig, SpillMetrics, StoredBytes};
 
 use crate::chunk::{from_partial, parse_op, to_spec, JsChunkSpec};
+use crate::rechunk::{to_region, to_regions};
+use spillway_core::chunk::rechunk::Region;
 use crate::error::{to_js, to_u64};
 
 #[napi(object)]
@@ -97,6 +99,8 @@ pub enum Job {
     SetTarget(Option<f64>),
     EvictUntil(u64),
     Generate(String, ChunkSpec),
+    /// A new chunk's box, its element size, and its pieces: each a box and a key held here, or (no key) its bytes.
+    Assemble(Region, usize, Vec<(Region, Option<String>, Option<Buffer>)>),
     Reduce(String, Dtype, Op),
     Close,
 }
@@ -143,6 +147,13 @@ impl Task for SpillTask {
             Job::SetTarget(t) => b.set_target(t).map(|_| Outcome::Nothing),
             Job::EvictUntil(bytes) => Ok(Outcome::Count(b.evict_until(bytes))),
             Job::Generate(key, spec) => b.generate(&key, &spec).map(Outcome::Count),
+            Job::Assemble(out, item, pieces) => {
+                let refs: Vec<(Region, PieceBytes<'_>)> = pieces
+                    .iter()
+                    .map(|(r, k, d)| (r.clone(), k.as_deref().map_or_else(|| PieceBytes::Bytes(d.as_deref().unwrap_or(&[])), PieceBytes::Key)))
+                    .collect();
+                b.assemble(&out, item, &refs).map(Outcome::Data)
+            }
             Job::Reduce(key, dtype, op) => b.reduce(&key, dtype, op).map(Outcome::Partial),
             Job::Close => {
                 b.close();
@@ -272,6 +283,24 @@ impl NativeSpillBuffer {
     pub fn reduce(&self, key: String, dtype: String, op: String) -> Result<AsyncTask<SpillTask>> {
         let (dtype, op) = parse_op(&dtype, &op)?;
         Ok(self.task(Job::Reduce(key, dtype, op)))
+    }
+
+    /// A rechunk's new chunk (the box lo..hi, `item_size`-byte elements)
+    /// made from its pieces: box i (lo then hi, flat in `boxes`) is the key
+    /// `keys[i]` held here, or, where that key is '', the next of `inline`.
+    /// Resolves to null when a keyed piece is not held.
+    #[napi(ts_return_type = "Promise<Buffer | null>")]
+    pub fn assemble(&self, lo: Vec<f64>, hi: Vec<f64>, item_size: u32, boxes: Vec<f64>, keys: Vec<String>, inline: Vec<Buffer>) -> Result<AsyncTask<SpillTask>> {
+        let out = to_region(&lo, &hi)?;
+        let regions = to_regions(lo.len(), &boxes)?;
+        let wanted = keys.iter().filter(|k| k.is_empty()).count();
+        if regions.len() != keys.len() || wanted != inline.len() {
+            return Err(crate::error::invalid("keys", format!("{} boxes, {} keys and {} inline pieces ({wanted} keys are '')", regions.len(), keys.len(), inline.len())));
+        }
+        let mut inline = inline.into_iter();
+        let pieces = regions.into_iter().zip(keys).map(|(r, k)| if k.is_empty() { (r, None, inline.next()) } else { (r, Some(k), None) }).collect();
+        spillway_core::pool::reserve(out.len() * item_size as usize, true);
+        Ok(self.task(Job::Assemble(out, item_size as usize, pieces)))
     }
 
     #[napi]

@@ -1,6 +1,7 @@
 //! Chunks: reproducible generation and associative reductions.
 
 mod generate;
+pub mod rechunk;
 pub(crate) mod simd;
 mod reduce;
 mod sum;

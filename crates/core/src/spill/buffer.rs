@@ -16,9 +16,11 @@ use crate::codec::{Codec, Method, Shuffle};
 use crate::error::{Error, Result};
 
 mod adopt;
+mod assemble;
 mod read;
 mod write;
 use write::Write;
+pub use assemble::PieceBytes;
 pub use read::StoredBytes;
 
 #[derive(Clone, Debug)]

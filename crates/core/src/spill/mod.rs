@@ -7,6 +7,6 @@ mod disk;
 mod lru;
 mod metrics;
 
-pub use buffer::{SpillBuffer, SpillConfig, StoredBytes};
+pub use buffer::{PieceBytes, SpillBuffer, SpillConfig, StoredBytes};
 pub use disk::DiskStore;
 pub use metrics::SpillMetrics;

@@ -1,13 +1,14 @@
 // A rechunk's two task kinds as the worker runs them (Dask's P2P rechunk):
-// split cuts an old chunk into the boxes each new chunk needs and pushes
-// them to the new chunks' owners; collect places its boxes into the new
-// chunk. Bytes only: rows (runs of the last dimensions) are copied between
-// raw little-endian chunks, no number is ever serialised.
+// split cuts an old chunk into the boxes each new chunk needs, in the core,
+// straight into one batch per owner of new chunks (batch.ts); collect has
+// the core assemble its new chunk from the pieces where the store holds
+// them. Bytes only: no number is ever serialised, no piece is copied in JS.
 
 import { ownTaskError } from '../../../base/errors'
 import type { SplitMarker } from '../../../wire/bag'
-import { blockBox, blocksOverlapping, boxLen, boxShape, copyBox, intersect, ITEM_BYTES, type Box, type RechunkCollectSpec, type RechunkSplitSpec } from '../../../wire/rechunk'
-import { SHARD_PART, type ShuffleService } from '../shuffle/service'
+import { blockBox, blocksOverlapping, boxLen, boxShape, intersect, ITEM_BYTES, type Box, type RechunkCollectSpec, type RechunkSplitSpec } from '../../../wire/rechunk'
+import { missingShards, SHARD_PART, type ShuffleService } from '../shuffle/service'
+import { sendBatches, type Piece } from './batch'
 
 /** A box cut into boxes of at most SHARD_PART bytes along its outer dimensions, in order; both sides cut it alike. */
 export function partBoxes(box: Box): Box[] {
@@ -33,30 +34,6 @@ function bytesOf(v: unknown): Uint8Array {
   return new Uint8Array(v.buffer, v.byteOffset, v.byteLength)
 }
 
-/** The box's bytes inside `src` (the region `srcBox`) when they are one run there, else undefined. */
-function contiguous(src: Uint8Array, srcBox: Box, box: Box): Buffer | undefined {
-  const size = boxShape(box)
-  const whole = boxShape(srcBox)
-  let first = size.findIndex((n) => n > 1)
-  if (first < 0) first = size.length - 1
-  for (let d = first + 1; d < size.length; d++) if (size[d] !== whole[d]) return undefined
-  let offset = 0
-  let stride = ITEM_BYTES
-  for (let d = size.length - 1; d >= 0; d--) {
-    offset += (box.lo[d] - srcBox.lo[d]) * stride
-    stride *= whole[d]
-  }
-  return Buffer.from(src.buffer, src.byteOffset + offset, boxLen(box) * ITEM_BYTES)
-}
-
-function cut(src: Uint8Array, srcBox: Box, box: Box): Buffer {
-  const run = contiguous(src, srcBox, box)
-  if (run) return run
-  const piece = Buffer.allocUnsafe(boxLen(box) * ITEM_BYTES)
-  copyBox(src, srcBox, piece, box, box)
-  return piece
-}
-
 export async function runRechunkSplit(service: ShuffleService, key: string, spec: RechunkSplitSpec, chunk: unknown): Promise<SplitMarker> {
   const { shape, from, to } = spec.geometry
   const owners = spec.owners
@@ -66,38 +43,39 @@ export async function runRechunkSplit(service: ShuffleService, key: string, spec
   if (src.byteLength !== boxLen(inBox) * ITEM_BYTES) {
     throw ownTaskError('ERR_SPILLWAY_CORRUPT_VALUE', `rechunk ${spec.shuffle}: chunk ${spec.input} has ${src.byteLength} bytes, its shape [${boxShape(inBox)}] needs ${boxLen(inBox) * ITEM_BYTES}`)
   }
-  // Cut lazily: a piece is made when the outgoing cap lets it go.
-  function* pieces(): Generator<[number, Buffer[]]> {
-    for (const output of blocksOverlapping(shape, to, inBox)) {
-      const piece = intersect(inBox, blockBox(shape, to, output))
-      yield [output, partBoxes(piece).map((b) => cut(src, inBox, b))]
-    }
-  }
-  return service.sendParts(key, spec.shuffle, spec.input, 0, spec.npartitions, pieces(), owners)
+  const pieces: Piece[] = blocksOverlapping(shape, to, inBox).flatMap((output) => partBoxes(intersect(inBox, blockBox(shape, to, output))).map((box, part) => ({ output, part, box })))
+  return sendBatches(service, key, spec.shuffle, spec.input, spec.npartitions, src, inBox, pieces, owners)
 }
 
 export async function runRechunkCollect(service: ShuffleService, spec: RechunkCollectSpec, ...markers: SplitMarker[]): Promise<Float64Array | BigInt64Array> {
   const { shape, from, to } = spec.geometry
   const outBox = blockBox(shape, to, spec.output)
   const len = boxLen(outBox)
-  await service.makeRoom(len * ITEM_BYTES)
-  // Not from the pool: the result is viewed as 8-byte elements, so it starts on its own aligned buffer.
-  const out = Buffer.allocUnsafeSlow(len * ITEM_BYTES)
   const expected = new Set(blocksOverlapping(shape, from, outBox))
+  const keys = service.shardKeys(spec.shuffle, spec.output, markers)
+  const boxes = new Map<number, Box[]>()
   let placed = 0
-  const parts = new Map<number, Box[]>()
-  await service.readShards(spec.shuffle, spec.output, markers, (m, part, data) => {
-    let boxes = parts.get(m.input)
-    if (!boxes) parts.set(m.input, (boxes = partBoxes(intersect(blockBox(shape, from, m.input), outBox))))
-    const b = boxes[part]
-    if (!expected.has(m.input) || boxes.length !== m.parts[spec.output] || data.length !== boxLen(b) * ITEM_BYTES) {
-      throw ownTaskError('ERR_SPILLWAY_PROTOCOL', `rechunk ${spec.shuffle} output ${spec.output}: part ${part} from chunk ${m.input} does not fit its box`)
+  const pieces = keys.map(([m, part, key]) => {
+    let b = boxes.get(m.input)
+    if (!b) boxes.set(m.input, (b = partBoxes(intersect(blockBox(shape, from, m.input), outBox))))
+    if (!expected.has(m.input) || b.length !== m.parts[spec.output]) {
+      throw ownTaskError('ERR_SPILLWAY_PROTOCOL', `rechunk ${spec.shuffle} output ${spec.output}: chunk ${m.input} sent ${m.parts[spec.output]} parts where its box has ${b.length}`)
     }
-    copyBox(data, b, out, outBox, b)
-    placed += boxLen(b)
+    placed += boxLen(b[part])
+    return { ...b[part], key }
   })
   // Every element written once: the pieces of the overlapping chunks tile the new one exactly.
   if (placed !== len) throw ownTaskError('ERR_SPILLWAY_PROTOCOL', `rechunk ${spec.shuffle} output ${spec.output}: ${placed} of its ${len} values arrived`)
+  await service.makeRoom(len * ITEM_BYTES)
+  // Assembled in the core from the pieces where they lie; a piece whose length does not fit its box is refused there.
+  let out = await service.host.store.assemble(outBox, ITEM_BYTES, pieces)
+  if (!out) throw missingShards(spec.shuffle, spec.output, [...new Set(keys.filter(([, , k]) => !service.host.store.has(k)).map(([m]) => m.key))])
+  // Viewed as 8-byte elements: a buffer that does not start on one is copied onto its own.
+  if (out.byteOffset % ITEM_BYTES) {
+    const aligned = Buffer.allocUnsafeSlow(out.length)
+    out.copy(aligned)
+    out = aligned
+  }
   service.release(spec.shuffle, spec.output, markers)
   return spec.dtype === 'int64' ? new BigInt64Array(out.buffer, out.byteOffset, len) : new Float64Array(out.buffer, out.byteOffset, len)
 }

@@ -44,9 +44,9 @@ export class ShuffleService {
   readonly #held = new Map<string, Set<string>>()
 
   constructor(
-    private readonly host: ShuffleHost,
+    readonly host: ShuffleHost,
     /** Bytes of shards one input task may have in flight at once. */
-    private readonly outgoingCap: number,
+    readonly outgoingCap: number,
   ) {}
 
   async #whileRunning(): Promise<void> {
@@ -170,20 +170,26 @@ export class ShuffleService {
     return total
   }
 
-  async *#shardData(shuffle: string, output: number, markers: SplitMarker[]): AsyncGenerator<[SplitMarker, number, Buffer]> {
+  /**
+   * The keys of output `output`'s shards, in input order, once every one is
+   * here; else the inputs of those missing are named (see readShards).
+   */
+  shardKeys(shuffle: string, output: number, markers: SplitMarker[]): [SplitMarker, number, string][] {
     // Being read again (its result was lost): shards sent anew must be taken.
     this.#done.get(shuffle)?.delete(output)
     const sorted = [...markers].sort((a, b) => a.input - b.input)
     const keysOf = (m: SplitMarker) => Array.from({ length: m.parts[output] ?? 0 }, (_, k) => shardKey(shuffle, output, m.input, k))
     const missing = sorted.filter((m) => !keysOf(m).every((k) => this.host.store.has(k))).map((m) => m.key)
     if (missing.length) throw missingShards(shuffle, output, missing)
-    for (const m of sorted) {
-      for (const [part, key] of keysOf(m).entries()) {
-        // Peeked: a spilled shard is read once, into this task, not back into managed memory beside its items.
-        const data = await this.host.store.peek(key)
-        if (!data) throw missingShards(shuffle, output, [m.key])
-        yield [m, part, data]
-      }
+    return sorted.flatMap((m) => keysOf(m).map((key, part): [SplitMarker, number, string] => [m, part, key]))
+  }
+
+  async *#shardData(shuffle: string, output: number, markers: SplitMarker[]): AsyncGenerator<[SplitMarker, number, Buffer]> {
+    for (const [m, part, key] of this.shardKeys(shuffle, output, markers)) {
+      // Peeked: a spilled shard is read once, into this task, not back into managed memory beside its items.
+      const data = await this.host.store.peek(key)
+      if (!data) throw missingShards(shuffle, output, [m.key])
+      yield [m, part, data]
     }
   }
 
@@ -232,13 +238,13 @@ export class ShuffleService {
  * is gone from its list and the output has a new one. Any other refusal
  * stays the input's failure.
  */
-function ownerGone(shuffle: string, e: unknown): unknown {
+export function ownerGone(shuffle: string, e: unknown): unknown {
   if (!(e instanceof SpillwayError) || e.code !== 'ERR_SPILLWAY_TRANSFER') return e
   const peer = e.details.address
   return ownTaskError('ERR_SPILLWAY_MISSING_DEP', `shuffle ${shuffle}: the owner of an output could not be reached (${e.message})`, { missing: [], peer })
 }
 
-function missingShards(shuffle: string, output: number, missing: string[]): Error {
+export function missingShards(shuffle: string, output: number, missing: string[]): Error {
   return Object.assign(ownTaskError('ERR_SPILLWAY_MISSING_DEP', `shuffle ${shuffle} output ${output}: shards of ${missing.length} input(s) are not here`, { missing }), { missing })
 }
 
