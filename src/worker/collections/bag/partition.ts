@@ -7,6 +7,7 @@ import { ownTaskError, SpillwayError } from '../../../base/errors'
 import type { AggregateSpec, CollectSpec, KeySpec, PartitionSpec, Reducer, SplitMarker, Step, StepFn } from '../../../wire/bag'
 import type { FnDesc } from '../../../wire/functions'
 import { KeyTable } from '../../../wire/key-equality'
+import { checkJoinPairs, countPairs, OutputBound } from '../shuffle/collect-bound'
 import { refuseAsync } from './async-steps'
 import { aggregate, keyOf, perPartition, type Fn, type Loaded } from './reducers'
 import { csvItems, parquetItems } from './tabular'
@@ -38,12 +39,25 @@ export async function keyFunction(load: FunctionLoader, k: KeySpec, role = 'key'
   return keyOf(k, 'fn' in k ? await loadStep(load, k.fn, role) : undefined)
 }
 
-/** Each item with every item of the small side whose key is equal (and alone, as [item, undefined], for a left join). */
-function* broadcastJoin(items: Iterable<unknown>, small: unknown[], leftKey: (v: unknown) => unknown, rightKey: (v: unknown) => unknown, how: 'inner' | 'left'): Iterable<unknown> {
+/**
+ * Each item with every item of the small side whose key is equal (and
+ * alone, as [item, undefined], for a left join). With `bound`, where the
+ * task holds the pairs it makes, they are counted before any is made, as a
+ * shuffled join's are: a hot key past the worker's share fails by name.
+ */
+function* broadcastJoin(items: Iterable<unknown>, small: unknown[], leftKey: (v: unknown) => unknown, rightKey: (v: unknown) => unknown, how: 'inner' | 'left', bound?: OutputBound): Iterable<unknown> {
   const byKey = new KeyTable<unknown[]>('join key')
   for (const r of small) {
     const k = rightKey(r)
     ;(byKey.find(k) ?? byKey.add(k, [])).value.push(r)
+  }
+  if (bound) {
+    // The pairs refer to the left items, so holding them all first costs nothing the result would not.
+    const lefts = Array.isArray(items) ? items : [...items]
+    bound.add(lefts, 0)
+    bound.add(small, 0)
+    checkJoinPairs(bound, countPairs([{ side: 0, items: lefts }], (l) => byKey.get(leftKey(l)), [], rightKey, how))
+    items = lefts
   }
   for (const l of items) {
     const rs = byKey.get(leftKey(l))
@@ -116,6 +130,16 @@ async function sourceItems(load: FunctionLoader, spec: PartitionSpec, inputs: un
   return textPartition(src, load.memoryLimit)
 }
 
+/**
+ * The bound of a broadcast join's pairs where the task holds them: not
+ * where a reduction or a write after it consumes them one by one.
+ */
+function pairsBound(load: FunctionLoader, spec: PartitionSpec, step: number): OutputBound | undefined {
+  const limit = load.memoryLimit
+  if (limit === undefined || !Number.isFinite(limit) || spec.reduce || spec.steps.slice(step + 1).some((s) => s.op === 'write')) return undefined
+  return new OutputBound({ shuffle: '', output: spec.index, npartitions: 0, what: 'a broadcast join', label: `partition ${spec.index}` }, limit)
+}
+
 /** A partition's items as an array, or its reduction's partial. */
 export async function runPartition(load: FunctionLoader, spec: PartitionSpec, ...inputs: unknown[]): Promise<unknown> {
   const fns = await Promise.all(spec.steps.map((s) => (s.op === 'pluck' || s.op === 'write' || s.op === 'join-broadcast' ? undefined : loadStep(load, s.call, s.op))))
@@ -126,7 +150,7 @@ export async function runPartition(load: FunctionLoader, spec: PartitionSpec, ..
   for (const [i, s] of spec.steps.entries()) {
     // A write consumes the items before it: the next steps see its path.
     if (s.op === 'write') items = [await writeLines(s.pattern.replace('*', String(spec.index)), items, s.compression)]
-    else if (s.op === 'join-broadcast') items = broadcastJoin(items, extra[s.input] as unknown[], await keyFunction(load, s.leftKey, 'join leftKey'), await keyFunction(load, s.rightKey, 'join rightKey'), s.how)
+    else if (s.op === 'join-broadcast') items = broadcastJoin(items, extra[s.input] as unknown[], await keyFunction(load, s.leftKey, 'join leftKey'), await keyFunction(load, s.rightKey, 'join rightKey'), s.how, pairsBound(load, spec, i))
     else items = applyStep(items, s, fns[i])
   }
   if (spec.reduce) return perPartition(spec.reduce, items, reducer!)
