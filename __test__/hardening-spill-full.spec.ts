@@ -10,6 +10,8 @@ import { bag, schedulerWorkers, type Client } from 'spillway'
 import { ownTaskError } from '../src/base/errors'
 import { DataClient } from '../src/comm/data-client'
 import { DataServer } from '../src/worker/data-server'
+import { FULL_GRACE_MS, untilRoom } from '../src/worker/collections/shuffle/spill-full'
+import type { SpillRoom } from '../src/worker/memory-monitor'
 import { bytesOnDisk, cluster, GIB, until } from './cluster-helpers'
 
 const MIB = 2 ** 20
@@ -58,7 +60,7 @@ async function fillsTheDisk(t: ExecutionContext, client: Client, nannies: { rest
   t.is(settled.status, 'rejected')
   const err = (settled as PromiseRejectedResult).reason
   t.is(err.code, 'ERR_SPILLWAY_SPILL_FULL', String(err))
-  t.regex(err.message, /group-by-split\) failed: worker worker-[01] cannot take shard shuffle-[0-9a-f]{16}-\d+-\d+-\d+ of \d+\.\d MiB: it is at \d+\.\d MiB of its 1\.00 GiB memory limit, past its pause threshold with it, and its spill disk has no room for it \(/)
+  t.regex(err.message, /group-by-split\) failed: worker worker-[01] cannot (take|send) shard shuffle-[0-9a-f]{16}-\d+-\d+-\d+ of \d+\.\d MiB: it is at \d+\.\d MiB of its 1\.00 GiB memory limit, past its pause threshold with it, and its spill disk has no room for it \(/)
   t.true(err.message.includes(tempDir), err.message)
   for (const s of ['What to do: give the spill disk more room (a higher maxSpill, tempBaseDir on a bigger filesystem', 'add workers or memory', 'foldBy and frequencies send combined partials', 'The shuffle is dropped']) {
     t.true(err.message.includes(s), `${s} in: ${err.message}`)
@@ -122,6 +124,33 @@ test('a push the receiver refuses with a code comes back to the sender with that
   t.like((err as any).details, { bytes: 3, refused: true, address })
   await client.push(address, 'ok-1', Buffer.from('def'))
   t.deepEqual(stored, ['ok-1'])
+})
+
+test('untilRoom: a receiver waits while paused with room, a sender does not; either fails with SPILL_FULL once there is no room for the grace time; a dropped shuffle ends the wait', async (t) => {
+  const room: SpillRoom = { bytes: 3 * MIB, freeBytes: 512 * 2 ** 10, maxSpill: null, spilledBytes: 0, spillDir: '/spill/w', rss: 900 * MIB, memoryLimit: GIB }
+  let status: 'paused' | 'running' = 'paused'
+  let full = false
+  const host = { address: 'tcp://127.0.0.1:1', name: 'worker-9', status: () => status, spillRoom: () => (full ? room : undefined) }
+  t.true(await untilRoom(host, 'shuffle-a-0-1-0', room.bytes, () => false, 'send'), 'a sender with room goes on while paused')
+  const waiting = untilRoom(host, 'shuffle-a-0-1-0', room.bytes, () => false)
+  await new Promise((r) => setTimeout(r, 100))
+  status = 'running'
+  t.true(await waiting, 'a receiver takes the shard once running')
+  full = true
+  const began = performance.now()
+  for (const role of ['take', 'send'] as const) {
+    const err = await t.throwsAsync(untilRoom(host, 'shuffle-a-0-1-0', room.bytes, () => false, role))
+    t.is((err as any).code, 'ERR_SPILLWAY_SPILL_FULL')
+    t.is(
+      err!.message.split('. What to do')[0],
+      `worker worker-9 cannot ${role} shard shuffle-a-0-1-0 of 3.0 MiB: it is at 900.0 MiB of its 1.00 GiB memory limit, past its pause threshold with it, and its spill disk has no room for it (/spill/w: 512.0 KiB free, no maxSpill)`,
+    )
+  }
+  t.true(performance.now() - began >= 2 * FULL_GRACE_MS)
+  let dropped = false
+  const ends = untilRoom(host, 'shuffle-a-0-1-0', room.bytes, () => dropped)
+  dropped = true
+  t.false(await ends, 'a shard of a dropped shuffle is not taken')
 })
 
 test('a broadcast join whose hot key makes more pairs than a worker holds fails with ERR_SPILLWAY_TOO_LARGE naming the key and counts; streamed into a count it is exact', async (t) => {

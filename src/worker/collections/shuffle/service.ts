@@ -133,7 +133,7 @@ export class ShuffleService {
    * receiver would, before it makes more outgoing shards: they cannot spill.
    */
   async #ownRoom(shuffle: string, key: string, bytes: number): Promise<void> {
-    await untilRoom(this.host, key, bytes, () => this.#dropped.has(shuffle), false)
+    await untilRoom(this.host, key, bytes, () => this.#dropped.has(shuffle), 'send')
   }
 
   /**

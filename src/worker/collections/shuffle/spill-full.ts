@@ -23,33 +23,34 @@ export interface RoomHost {
 }
 
 /**
- * Waits while the worker is paused (`whilePaused`), as long as it has room
+ * Waits while the worker is paused (as a receiver, `take`), as long as it has room
  * for the shard: spilling makes room in memory. Resolves false once
  * `dropped` says the shard is no longer wanted; throws
  * ERR_SPILLWAY_SPILL_FULL once the shard has fitted neither under `pause`
  * nor on the disk for FULL_GRACE_MS (the worker's status alone would not
  * do: a collection takes it under `pause` for a moment, and a task starts).
  */
-export async function untilRoom(host: RoomHost, key: string, bytes: number, dropped: () => boolean, whilePaused = true): Promise<boolean> {
+export async function untilRoom(host: RoomHost, key: string, bytes: number, dropped: () => boolean, role: 'take' | 'send' = 'take'): Promise<boolean> {
   let fullSince: number | undefined
   for (;;) {
     if (dropped()) return false
     const full = host.spillRoom?.(bytes)
-    if (full && performance.now() - (fullSince ??= performance.now()) >= FULL_GRACE_MS) throw spillFullError(host.name ?? host.address, key, full)
+    if (full && performance.now() - (fullSince ??= performance.now()) >= FULL_GRACE_MS) throw spillFullError(host.name ?? host.address, key, full, role)
     if (!full) {
       fullSince = undefined
-      if (!whilePaused || host.status() !== 'paused') return true
+      // A sender goes on while paused: what it sends leaves its memory.
+      if (role === 'send' || host.status() !== 'paused') return true
     }
     await new Promise((r) => setTimeout(r, POLL_MS))
   }
 }
 
-function spillFullError(worker: string, key: string, r: SpillRoom): SpillwayError {
+function spillFullError(worker: string, key: string, r: SpillRoom, role: 'take' | 'send'): SpillwayError {
   const free = r.freeBytes === undefined ? 'unknown free space' : `${formatBytes(r.freeBytes)} free`
   const cap = r.maxSpill === null ? 'no maxSpill' : `${formatBytes(r.spilledBytes)} written of its maxSpill of ${formatBytes(r.maxSpill)}`
   return ownTaskError(
     'ERR_SPILLWAY_SPILL_FULL',
-    `worker ${worker} cannot take shard ${key} of ${formatBytes(r.bytes)}: it is at ${formatBytes(r.rss)} of its ${formatBytes(r.memoryLimit)} memory limit, past its pause threshold with it, and its spill disk has no room for it ` +
+    `worker ${worker} cannot ${role} shard ${key} of ${formatBytes(r.bytes)}: it is at ${formatBytes(r.rss)} of its ${formatBytes(r.memoryLimit)} memory limit, past its pause threshold with it, and its spill disk has no room for it ` +
       `(${r.spillDir}: ${free}, ${cap}${r.lastWriteError ? `; last write: ${r.lastWriteError}` : ''}). ` +
       'What to do: give the spill disk more room (a higher maxSpill, tempBaseDir on a bigger filesystem, more local disk: SLURM --tmp, PBS jobfs), add workers or memory, ' +
       'or send less through the shuffle (filter or project items before it; foldBy and frequencies send combined partials). The shuffle is dropped: its shards are freed on every worker',
