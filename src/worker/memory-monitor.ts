@@ -249,13 +249,14 @@ export class MemoryMonitor {
     let rss = Math.max(0, process.memoryUsage.rss() - this.transientBytes)
     if (rss + bytes <= ceiling) return undefined
     const m = this.buffer.metrics()
-    rss = this.#collect(rss, m.memoryBytes)
-    if (rss + bytes <= ceiling) return undefined
     const maxSpill = this.buffer.buffer.maxSpill
-    const free = freeBytes(this.buffer.dir)
     const capLeft = maxSpill === null ? Infinity : maxSpill - m.spilledBytes.disk
     const noSpace = m.consecutiveWriteFailures > 0 && m.lastWriteNoSpace
+    const free = freeBytes(this.buffer.dir)
     if (!m.spillCapReached && !noSpace && capLeft >= bytes && (free === undefined || free >= bytes)) return undefined
+    // Collected only once the disk is known full: shards go by often, and a full collection is not cheap.
+    rss = this.#collect(rss, m.memoryBytes)
+    if (rss + bytes <= ceiling) return undefined
     return { bytes, freeBytes: free, maxSpill, spilledBytes: m.spilledBytes.disk, spillDir: this.buffer.dir, rss, memoryLimit: this.memoryLimit, lastWriteError: m.lastWriteError }
   }
 

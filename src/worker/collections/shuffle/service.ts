@@ -101,7 +101,7 @@ export class ShuffleService {
     for (const [p, blobs] of byOutput) {
       parts[p] = blobs.length
       for (const [k, blob] of blobs.entries()) {
-        await this.#ownRoom(shuffle, shardKey(shuffle, p, input, k), blob.length)
+        if (this.host.status() === 'paused') await this.#ownRoom(shuffle, shardKey(shuffle, p, input, k), blob.length)
         bytes += blob.length
         while (inFlight > 0 && inFlight + blob.length > this.outgoingCap) await Promise.race(flights)
         if (failures.length) throw ownerGone(shuffle, failures[0])
@@ -129,8 +129,10 @@ export class ShuffleService {
   }
 
   /**
-   * A sender whose own worker is past `pause` with no spill room fails as a
-   * receiver would, before it makes more outgoing shards: they cannot spill.
+   * A sender whose own worker is paused with no spill room fails as a
+   * receiver would, before it makes more outgoing shards: they cannot
+   * spill. Asked only while paused: the check is not free, and the shards
+   * of a rechunk go by in their thousands.
    */
   async #ownRoom(shuffle: string, key: string, bytes: number): Promise<void> {
     await untilRoom(this.host, key, bytes, () => this.#dropped.has(shuffle), 'send')
