@@ -56,6 +56,11 @@ class Connection {
     const { header, payload } = unhead(f)
     const p = this.#queue[0]
     if (!p || header.id !== p.id) return this.#fail(transferError(this.address, 'reply out of order'))
+    if (header.status === 'refused') {
+      // The peer took the request and said no, with a code (a shard it has no room for): that request fails, the connection stays.
+      this.#queue.shift()
+      return p.reject(new SpillwayError(header.code, String(header.error), { ...header.details, refused: true, address: this.address }))
+    }
     if (header.status === 'missing') p.got.set(header.key, undefined)
     else {
       this.onBytes(payload.length)

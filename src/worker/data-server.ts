@@ -6,6 +6,7 @@ import type { Server, Socket } from 'node:net'
 import { listen } from '../comm/address'
 import { headed, readFrames, unhead, writeFrame } from '../comm/frames'
 import { acceptHandshake } from '../comm/handshake'
+import { SpillwayError } from '../base/errors'
 
 export interface Held {
   /** The stored bytes, or the compressed frame of a spilled value. */
@@ -65,7 +66,14 @@ export class DataServer {
     const { header, payload } = unhead(frame)
     const id = header?.id
     if (typeof header?.put === 'string') {
-      await this.store.receive(header.put, payload)
+      try {
+        await this.store.receive(header.put, payload)
+      } catch (e) {
+        // A coded refusal (no room for the shard) is the sender's answer; the connection stays.
+        if (!(e instanceof SpillwayError)) throw e
+        await writeFrame(socket, headed({ id, key: header.put, status: 'refused', code: e.code, error: e.message, details: e.details }))
+        return
+      }
       this.counts.incomingBytes += payload.length
       this.counts.incomingCount++
       await writeFrame(socket, headed({ id, key: header.put, status: 'stored' }))

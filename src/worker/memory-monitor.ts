@@ -19,6 +19,18 @@ const SMALL = 2 ** 20
 /** A task's own check is skipped when the last one is this recent. */
 const RECHECK_MS = 5
 
+/** A spill disk with no room for a value about to be stored, in figures. */
+export interface SpillRoom {
+  bytes: number
+  freeBytes: number | undefined
+  maxSpill: number | null
+  spilledBytes: number
+  spillDir: string
+  rss: number
+  memoryLimit: number
+  lastWriteError?: string
+}
+
 export interface MonitorOptions {
   stuckTimeoutMs: number
   /** The task runner's counts: running tasks may still free memory; finished ones are progress. */
@@ -224,6 +236,28 @@ export class MemoryMonitor {
       memoryLimit: this.memoryLimit,
       lastWriteError: m.lastWriteError,
     })
+  }
+
+  /**
+   * Where `bytes` more would take the process past `pause` (garbage
+   * collected first) and the spill disk cannot take them (at its maxSpill
+   * cap, its writes failing for want of space, or fewer free bytes than
+   * that), the figures that say so; undefined while they fit.
+   */
+  spillRoom(bytes: number): SpillRoom | undefined {
+    const ceiling = this.thresholds.pause * this.memoryLimit
+    let rss = Math.max(0, process.memoryUsage.rss() - this.transientBytes)
+    if (rss + bytes <= ceiling) return undefined
+    const m = this.buffer.metrics()
+    const maxSpill = this.buffer.buffer.maxSpill
+    const capLeft = maxSpill === null ? Infinity : maxSpill - m.spilledBytes.disk
+    const noSpace = m.consecutiveWriteFailures > 0 && m.lastWriteNoSpace
+    const free = freeBytes(this.buffer.dir)
+    if (!m.spillCapReached && !noSpace && capLeft >= bytes && (free === undefined || free >= bytes)) return undefined
+    // Collected only once the disk is known full: shards go by often, and a full collection is not cheap.
+    rss = this.#collect(rss, m.memoryBytes)
+    if (rss + bytes <= ceiling) return undefined
+    return { bytes, freeBytes: free, maxSpill, spilledBytes: m.spilledBytes.disk, spillDir: this.buffer.dir, rss, memoryLimit: this.memoryLimit, lastWriteError: m.lastWriteError }
   }
 
   /**

@@ -152,7 +152,17 @@ export class Worker {
     let shuffle: ShuffleService | undefined
     const server = new DataServer({ forTransfer: (k) => buffer.getFrame(k), receive: (k, d) => (BATCH_KEY.test(k) ? receiveBatch(shuffle!, k, d) : shuffle!.receive(k, d)) }, secret, this.#transfer, this.#warn)
     const dataAddress = await server.start(config.dataAddress)
-    const host = { store: buffer, client, memoryLimit: config.memoryLimit, address: dataAddress, status: () => monitor.status, checkSoon: () => monitor.checkSoon(), makeRoom: (bytes: number) => monitor.makeRoom(bytes) }
+    const host = {
+      store: buffer,
+      client,
+      memoryLimit: config.memoryLimit,
+      address: dataAddress,
+      name: config.name,
+      status: () => monitor.status,
+      checkSoon: () => monitor.checkSoon(),
+      makeRoom: (bytes: number) => monitor.makeRoom(bytes),
+      spillRoom: (bytes: number) => monitor.spillRoom(bytes),
+    }
     shuffle = new ShuffleService(host, Math.max(SHARD_PART, Math.floor(config.memoryLimit * OUTGOING_SHARE)))
     // taskContext().worker: the address client.run, whoHas and `workers` take (a joined worker is known by its data address).
     const runner = new TaskRunner(config.nthreads, () => monitor.status, buffer, inputs, config.address || dataAddress, monitor, { shuffle, memoryLimit: config.memoryLimit }, this.#calls, config.importTimeoutMs)

@@ -7,6 +7,7 @@ import { ownTaskError, SpillwayError } from '../../../base/errors'
 import type { AggregateSpec, CollectSpec, KeySpec, PartitionSpec, Reducer, SplitMarker, Step, StepFn } from '../../../wire/bag'
 import type { FnDesc } from '../../../wire/functions'
 import { KeyTable } from '../../../wire/key-equality'
+import { checkJoinPairs, countPairs, OutputBound } from '../shuffle/collect-bound'
 import { refuseAsync } from './async-steps'
 import { accumulator, aggregate, keyOf, perPartition, type Fn, type Loaded } from './reducers'
 import { eachItem, type Sink } from './items'
@@ -54,15 +55,21 @@ export async function keyFunction(load: FunctionLoader, k: KeySpec, role = 'key'
 
 type JoinStep = Extract<Step, { op: 'join-broadcast' }>
 
-/** Each item with every item of the small side whose key is equal (and alone, as [item, undefined], for a left join), pushed to `next`. */
-async function broadcastJoin(load: FunctionLoader, s: JoinStep, small: unknown[], next: Sink): Promise<Sink> {
-  const leftKey = await keyFunction(load, s.leftKey, 'join leftKey')
-  const rightKey = await keyFunction(load, s.rightKey, 'join rightKey')
+/** The small side of a broadcast join by key (keys equal by value). */
+function byRightKey(small: unknown[], rightKey: (v: unknown) => unknown): KeyTable<unknown[]> {
   const byKey = new KeyTable<unknown[]>('join key')
   for (const r of small) {
     const k = rightKey(r)
     ;(byKey.find(k) ?? byKey.add(k, [])).value.push(r)
   }
+  return byKey
+}
+
+/** Each item with every item of the small side whose key is equal (and alone, as [item, undefined], for a left join), pushed to `next`. */
+async function broadcastJoin(load: FunctionLoader, s: JoinStep, small: unknown[], next: Sink): Promise<Sink> {
+  const leftKey = await keyFunction(load, s.leftKey, 'join leftKey')
+  const rightKey = await keyFunction(load, s.rightKey, 'join rightKey')
+  const byKey = byRightKey(small, rightKey)
   const left = s.how === 'left'
   return (l) => {
     const rs = byKey.get(leftKey(l))
@@ -100,10 +107,31 @@ async function pullSteps(load: FunctionLoader, spec: PartitionSpec, items: Itera
     const s = spec.steps[i]
     // A write consumes the items before it: the next steps see its path.
     if (s.op === 'write') items = [await writeLines(s.pattern.replace('*', String(spec.index)), items, s.compression)]
-    else if (s.op === 'join-broadcast') items = await pulledJoin(items, (next) => broadcastJoin(load, s, extra[s.input] as unknown[], next))
+    else if (s.op === 'join-broadcast') {
+      const small = extra[s.input] as unknown[]
+      const pairs = pairsBound(load, spec, i)
+      if (pairs) items = await countedLefts(load, s, small, items, pairs)
+      items = await pulledJoin(items, (next) => broadcastJoin(load, s, small, next))
+    }
     else items = applyStep(items, s, fns[i])
   }
   return items
+}
+
+/**
+ * The left items of a broadcast join whose pairs the task will hold, once
+ * those pairs are counted (as a shuffled join's are) and found to fit: a
+ * hot key past the worker's share fails by name before any pair is made.
+ */
+async function countedLefts(load: FunctionLoader, s: JoinStep, small: unknown[], items: Iterable<unknown>, bound: OutputBound): Promise<unknown[]> {
+  const lefts = Array.isArray(items) ? items : [...items]
+  bound.add(lefts, 0)
+  bound.add(small, 0)
+  const leftKey = await keyFunction(load, s.leftKey, 'join leftKey')
+  const rightKey = await keyFunction(load, s.rightKey, 'join rightKey')
+  const byKey = byRightKey(small, rightKey)
+  checkJoinPairs(bound, countPairs([{ side: 0, items: lefts }], (l) => byKey.get(leftKey(l)), [], rightKey, s.how))
+  return lefts
 }
 
 /** A join's pairs pulled, an item's pairs at a time (its sink fills a buffer). */
@@ -184,10 +212,25 @@ async function sourceItems(load: FunctionLoader, spec: PartitionSpec, inputs: un
   return textPartition(src, load.memoryLimit)
 }
 
-/** The number of steps up to and with the last one that takes the items as a whole. */
-function wholeUpTo(steps: Step[]): number {
-  for (let i = steps.length - 1; i >= 0; i--) if (steps[i].op === 'mapPartitions' || steps[i].op === 'write') return i + 1
+/**
+ * The number of steps up to and with the last one that takes the items as
+ * a whole: mapPartitions, a write, or a broadcast join whose pairs the task
+ * holds (counted before any is made).
+ */
+function wholeUpTo(load: FunctionLoader, spec: PartitionSpec): number {
+  const steps = spec.steps
+  for (let i = steps.length - 1; i >= 0; i--) if (steps[i].op === 'mapPartitions' || steps[i].op === 'write' || (steps[i].op === 'join-broadcast' && pairsBound(load, spec, i))) return i + 1
   return 0
+}
+
+/**
+ * The bound of a broadcast join's pairs where the task holds them: not
+ * where a reduction or a write after it consumes them one by one.
+ */
+function pairsBound(load: FunctionLoader, spec: PartitionSpec, step: number): OutputBound | undefined {
+  const limit = load.memoryLimit
+  if (limit === undefined || !Number.isFinite(limit) || spec.reduce || spec.steps.slice(step + 1).some((s) => s.op === 'write')) return undefined
+  return new OutputBound({ shuffle: '', output: spec.index, npartitions: 0, what: 'a broadcast join', label: `partition ${spec.index}` }, limit)
 }
 
 /** A partition's items as an array, or its reduction's partial. */
@@ -200,7 +243,7 @@ export async function runPartition(load: FunctionLoader, spec: PartitionSpec, ..
   // Pulled up to the last step that takes the items as a whole (all of them
   // for a custom reduction, whose function takes an iterable); pushed after.
   const acc = spec.reduce ? accumulator(spec.reduce, reducer!) : undefined
-  const upTo = spec.reduce && !acc ? spec.steps.length : wholeUpTo(spec.steps)
+  const upTo = spec.reduce && !acc ? spec.steps.length : wholeUpTo(load, spec)
   const items = await pullSteps(load, spec, source, upTo, fns, extra)
   if (spec.reduce && !acc) return perPartition(spec.reduce, items, reducer!)
   if (!acc && upTo === spec.steps.length && Array.isArray(items)) return items

@@ -31,6 +31,8 @@ export interface OutputInfo {
   npartitions: number
   /** What the output builds: 'a groupBy', 'a join', 'a sortBy', … */
   what: string
+  /** What is bounded, where it is no shuffle's output (a broadcast join's partition). */
+  label?: string
 }
 
 export class OutputBound {
@@ -68,10 +70,11 @@ export class OutputBound {
   /** `extra` bytes more are about to be built of the items (pairs, sort entries): fails if they would not fit. */
   need(extra: number, what: string): void {
     if (this.heap + extra <= this.budget) return
-    const { shuffle, output, npartitions } = this.info
+    const { shuffle, output, npartitions, label } = this.info
+    const read = label ? `${this.items} items` : `${this.items} items read so far (${this.shards} shards, ${mib(this.bytes)} serialized)`
     throw ownTaskError(
       'ERR_SPILLWAY_TOO_LARGE',
-      `output ${output} of ${npartitions} of shuffle ${shuffle} (${this.info.what}) would hold ${what}: ${this.items} items read so far (${this.shards} shards, ${mib(this.bytes)} serialized), about ${mib(this.heap + extra)} in memory, more than ${Math.round(OUTPUT_SHARE * 100)}% of a worker's ${mib(this.memoryLimit)} limit: use more npartitions (total bytes / npartitions well under the worker's limit), or combine before the shuffle (foldBy, frequencies)`,
+      `${label ?? `output ${output} of ${npartitions} of shuffle ${shuffle}`} (${this.info.what}) would hold ${what}: ${read}, about ${mib(this.heap + extra)} in memory, more than ${Math.round(OUTPUT_SHARE * 100)}% of a worker's ${mib(this.memoryLimit)} limit: use more npartitions (total bytes / npartitions well under the worker's limit), or combine before the shuffle (foldBy, frequencies)`,
       { shuffle, output, items: this.items, bytes: this.bytes, memoryBytes: Math.round(this.heap + extra), memoryLimit: this.memoryLimit },
     )
   }

@@ -9,20 +9,19 @@ import { deserialize, serialize } from 'node:v8'
 import { ownTaskError, SpillwayError } from '../../../base/errors'
 import type { DataClient } from '../../../comm/data-client'
 import { SHARD_KEY, shardKey, type SplitMarker } from '../../../wire/bag'
-import type { WorkerStatus } from '../../../wire/protocol'
 import { unserializable } from '../../../wire/values'
 import type { WorkerStore } from '../../store'
+import { refusedByOwner, untilRoom, type RoomHost } from './spill-full'
 
 /** Shards larger than this go as several parts (a frame stays well under the data socket's cap). */
 export const SHARD_PART = 8 * 2 ** 20
 
-export interface ShuffleHost {
+export interface ShuffleHost extends RoomHost {
   readonly store: WorkerStore
   readonly client: DataClient
   readonly memoryLimit: number
   /** This worker's data address: shards for its own outputs are stored without a socket. */
   readonly address: string
-  status(): WorkerStatus
   /** Wakes whoever waits on memory (a stored shard may need spilling). */
   checkSoon(): void
   /** Spills managed values until `bytes` more fit under the spill threshold (an output about to be assembled). */
@@ -49,11 +48,6 @@ export class ShuffleService {
     readonly outgoingCap: number,
   ) {}
 
-  async #whileRunning(): Promise<void> {
-    // A paused worker takes no more: the sender's push waits, which is the backpressure.
-    while (this.host.status() === 'paused') await new Promise((r) => setTimeout(r, 20))
-  }
-
   /** A shard pushed by a peer (or by this worker for its own outputs). */
   async receive(key: string, data: Buffer): Promise<void> {
     const m = SHARD_KEY.exec(key)
@@ -61,7 +55,8 @@ export class ShuffleService {
     const [, shuffle, output] = m
     // A late shard of a run that was dropped (an input still running when its shuffle failed) is not kept.
     if (this.#dropped.has(shuffle) || this.#done.get(shuffle)?.has(Number(output)) || this.host.store.has(key)) return
-    await this.#whileRunning()
+    // A paused worker takes no more: the sender's push waits, which is the backpressure, unless its disk has no room.
+    if (!(await untilRoom(this.host, key, data.length, () => this.#dropped.has(shuffle)))) return
     await this.host.store.set(key, data)
     // The run may have been dropped (or this output read) while the shard waited or was stored.
     if (this.#dropped.has(shuffle) || this.#done.get(shuffle)?.has(Number(output))) {
@@ -106,6 +101,7 @@ export class ShuffleService {
     for (const [p, blobs] of byOutput) {
       parts[p] = blobs.length
       for (const [k, blob] of blobs.entries()) {
+        if (this.host.status() === 'paused') await this.#ownRoom(shuffle, shardKey(shuffle, p, input, k), blob.length)
         bytes += blob.length
         while (inFlight > 0 && inFlight + blob.length > this.outgoingCap) await Promise.race(flights)
         if (failures.length) throw ownerGone(shuffle, failures[0])
@@ -130,6 +126,16 @@ export class ShuffleService {
     // A push that failed (its owner died): the scheduler runs the input again once the output has a new owner.
     if (failures.length) throw ownerGone(shuffle, failures[0])
     return { key, input, side, parts, bytes }
+  }
+
+  /**
+   * A sender whose own worker is paused with no spill room fails as a
+   * receiver would, before it makes more outgoing shards: they cannot
+   * spill. Asked only while paused: the check is not free, and the shards
+   * of a rechunk go by in their thousands.
+   */
+  async #ownRoom(shuffle: string, key: string, bytes: number): Promise<void> {
+    await untilRoom(this.host, key, bytes, () => this.#dropped.has(shuffle), 'send')
   }
 
   /**
@@ -239,7 +245,7 @@ export class ShuffleService {
  * stays the input's failure.
  */
 export function ownerGone(shuffle: string, e: unknown): unknown {
-  if (!(e instanceof SpillwayError) || e.code !== 'ERR_SPILLWAY_TRANSFER') return e
+  if (!(e instanceof SpillwayError) || e.code !== 'ERR_SPILLWAY_TRANSFER') return refusedByOwner(e)
   const peer = e.details.address
   return ownTaskError('ERR_SPILLWAY_MISSING_DEP', `shuffle ${shuffle}: the owner of an output could not be reached (${e.message})`, { missing: [], peer })
 }
