@@ -35,12 +35,14 @@ pub(crate) fn max_compressed_len(len: usize) -> usize {
 
 /// Compresses `input` into `out` (at least `max_compressed_len` long).
 pub(crate) fn compress(input: &[u8], out: &mut [u8]) -> Result<usize> {
-    if !fits(input, out) {
+    if input.len() > MAX_INPUT {
         return lz4_flex::block::compress_into(input, out).map_err(|e| Error::Codec { codec: "lz4", message: e.to_string() });
     }
-    let cap = out.len() as c_int;
-    // SAFETY: the pointers are valid for the lengths passed, both within
-    // c_int; LZ4 writes at most `cap` bytes into `out`.
+    // The bound of MAX_INPUT bytes still fits in c_int; a larger `out` is
+    // room LZ4 never needs.
+    let cap = out.len().min(c_int::MAX as usize) as c_int;
+    // SAFETY: the pointers are valid for the lengths passed (`cap` at most
+    // out.len()); LZ4 writes at most `cap` bytes into `out`.
     let n = unsafe { lz4_sys::LZ4_compress_default(input.as_ptr().cast(), out.as_mut_ptr().cast(), input.len() as c_int, cap) };
     if n <= 0 {
         return Err(Error::Codec { codec: "lz4", message: format!("compressing {} bytes failed", input.len()) });
