@@ -5,7 +5,7 @@
 // (blosc.js), numpy for generation and sums, and raw node:fs for spill I/O. Prints a table of ratios (>1 means spillway is
 // faster) and the targets; `--json` prints the figures as JSON instead.
 //
-//   npm run bench:core            (or: node bench/core/run.js [--json] [--quick])
+//   npm run bench:core            (or: node bench/core/run.js [--json] [--quick] [--only=codecs] [--codecs=lz4,zstd])
 'use strict'
 
 const { execFileSync } = require('node:child_process')
@@ -27,6 +27,8 @@ const JSON_OUT = process.argv.includes('--json')
 const QUICK = process.argv.includes('--quick')
 // --only=codecs,compute,spill runs a subset (for iterating on one part).
 const ONLY = (process.argv.find((a) => a.startsWith('--only=')) || '--only=codecs,blosc,compute,spill').slice(7).split(',')
+// --codecs=lz4,zstd-1 times only those codec rows (names as in the table).
+const CODEC_FILTER = process.argv.find((a) => a.startsWith('--codecs='))?.slice(9).split(',')
 const log = JSON_OUT ? (...a) => console.error(...a) : (...a) => console.log(...a)
 
 const N = 4_000_000 // values per buffer: 32 MB of float64 or int64
@@ -86,6 +88,7 @@ async function benchCodecs(datasets) {
   for (const [dname, buf] of datasets) {
     for (const [codec, level] of CODECS) {
       const label = level === undefined ? codec : `${codec}-${level}`
+      if (CODEC_FILTER && !CODEC_FILTER.includes(label) && !CODEC_FILTER.includes(codec)) continue
       const frame = await spillway.compress(buf, codec, level)
       const back = await spillway.decompress(frame)
       if (!back.equals(buf)) throw new Error(`spillway ${label} did not round-trip ${dname}`)

@@ -119,18 +119,28 @@ pub fn idle_bytes() -> usize {
 /// and a zeroing each, 14-18 ms for 32 MB on this project's machine, more
 /// than lz4 spends compressing them. Only the part beyond what the pooled
 /// buffer already held is zeroed.
+///
+/// No huge-page advice: its callers are the codecs, which write their
+/// output once in a single pass, and a huge page's first touch zeroes 2 MiB
+/// at once, which on the loaded VM here took 88% of an lz4 decode of 32 MB
+/// (3-4x the 4 KiB faults a peer pays; BENCHMARKS.md 2026-12-06), more than
+/// a later scan of the bytes gains from huge pages.
 pub(crate) fn fresh(len: usize) -> Vec<u8> {
     match take_fitting(len) {
-        Some(mut v) => {
-            if v.len() >= len {
-                v.truncate(len);
-            } else {
-                v.resize(len, 0);
-            }
-            v
-        }
-        None => advise_huge(vec![0u8; len]),
+        Some(v) => sized(v, len),
+        None => vec![0u8; len],
     }
+}
+
+/// A pooled buffer holding exactly `len` bytes; only what it did not hold
+/// before is zeroed.
+fn sized(mut v: Vec<u8>, len: usize) -> Vec<u8> {
+    if v.len() >= len {
+        v.truncate(len);
+    } else {
+        v.resize(len, 0);
+    }
+    v
 }
 
 /// Whether new large buffers are marked for transparent huge pages. On by

@@ -113,12 +113,17 @@ fn frames_written_before_the_shuffle_still_read() {
             .collect();
         assert_eq!(decode(&bytes).unwrap(), data);
         assert_eq!(FrameHeader::parse(&bytes).unwrap().filter, Filter::None);
-        // And the same bytes are still written for them.
+        // And the same bytes are still written for them, but for lz4: its
+        // blocks come from LZ4's C library since issue 33, which parses the
+        // input differently from lz4_flex (same format, no larger).
         let h = FrameHeader::parse(&bytes).unwrap();
-        assert_eq!(
-            encode_to_vec_filtered(data, h.codec, Filter::None, None).unwrap(),
-            bytes
-        );
+        let again = encode_to_vec_filtered(data, h.codec, Filter::None, None).unwrap();
+        if h.codec == Codec::Lz4 {
+            assert!(again.len() <= bytes.len(), "{} > {}", again.len(), bytes.len());
+            assert_eq!(decode(&again).unwrap(), data);
+        } else {
+            assert_eq!(again, bytes);
+        }
     }
 }
 

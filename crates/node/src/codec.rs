@@ -99,9 +99,10 @@ impl Task for DecompressTask {
 /// Verifies and decodes a spillway frame.
 #[napi(ts_return_type = "Promise<Buffer>")]
 pub fn decompress(data: Buffer) -> AsyncTask<DecompressTask> {
-    // A forged length only reserves what the pool would hold anyway.
+    // A forged length only reserves what the pool would hold anyway. No
+    // huge-page advice on codec output (see `pool::fresh`).
     if let Ok(h) = codec::FrameHeader::parse(&data) {
-        pool::reserve(h.decoded_len as usize, true);
+        pool::reserve(h.decoded_len as usize, false);
     }
     AsyncTask::new(DecompressTask { data })
 }

@@ -19,7 +19,7 @@
 //! a run (a memset to decode), where one codec call over the block would
 //! spend time on both.
 
-use super::{raw, shuffle, Codec};
+use super::{lz4c, raw, shuffle, Codec};
 use crate::error::{Error, Result};
 
 /// Half an L2 of current server cores for the fast codecs: the scratch
@@ -51,38 +51,6 @@ pub(crate) fn max_payload_len(codec: Codec, element: usize, len: usize) -> usize
     // being written can need the codec's whole bound.
     let stream = block / element;
     4 + 4 * element * blocks + len + raw::max_compressed_len(codec, stream) - stream
-}
-
-/// LZ4's own C library for the streams of shuffled frames (the same block
-/// format lz4_flex writes and reads): on short, low-entropy streams it
-/// decodes about twice as fast as lz4_flex here, which is what keeps a
-/// shuffled frame's decode at Blosc's speed (BENCHMARKS.md, 2026-12-05).
-mod lz4c {
-    use std::os::raw::c_int;
-
-    use crate::error::{Error, Result};
-
-    pub(super) fn compress(input: &[u8], out: &mut [u8]) -> Result<usize> {
-        let cap = c_int::try_from(out.len()).unwrap_or(c_int::MAX);
-        // SAFETY: the pointers are valid for the lengths passed; LZ4 writes
-        // at most `cap` bytes into `out`.
-        let n = unsafe { lz4_sys::LZ4_compress_default(input.as_ptr().cast(), out.as_mut_ptr().cast(), input.len() as c_int, cap) };
-        if n <= 0 {
-            return Err(Error::Codec { codec: "lz4", message: format!("compressing {} bytes failed", input.len()) });
-        }
-        Ok(n as usize)
-    }
-
-    /// Decodes `input` into all of `out`; LZ4_decompress_safe never reads
-    /// or writes outside the buffers, whatever the input.
-    pub(super) fn decompress(input: &[u8], out: &mut [u8]) -> Result<()> {
-        // SAFETY: as above; the lengths are the buffers' own.
-        let n = unsafe { lz4_sys::LZ4_decompress_safe(input.as_ptr().cast(), out.as_mut_ptr().cast(), input.len() as c_int, out.len() as c_int) };
-        if n < 0 || n as usize != out.len() {
-            return Err(Error::corrupt(format!("lz4 stream decoded to {n} bytes, not {}", out.len())));
-        }
-        Ok(())
-    }
 }
 
 /// What a thread keeps between frames: the scratch block and zstd's

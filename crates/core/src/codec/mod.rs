@@ -3,6 +3,7 @@
 mod blocks;
 mod choose;
 mod frame;
+mod lz4c;
 mod method;
 mod raw;
 pub mod shuffle;

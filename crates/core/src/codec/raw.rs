@@ -1,7 +1,7 @@
 //! Codec payloads without framing: each function writes into a caller-sized
 //! buffer so that decoding can never allocate more than the frame declared.
 
-use super::Codec;
+use super::{lz4c, Codec};
 use crate::pool::fresh;
 use crate::error::{Error, Result};
 
@@ -13,7 +13,7 @@ fn codec_err(codec: Codec, message: impl ToString) -> Error {
 pub(crate) fn max_compressed_len(codec: Codec, len: usize) -> usize {
     match codec {
         Codec::None => len,
-        Codec::Lz4 => lz4_flex::block::get_maximum_output_size(len),
+        Codec::Lz4 => lz4c::max_compressed_len(len),
         Codec::Zstd => zstd::zstd_safe::compress_bound(len),
         Codec::Snappy => snap::raw::max_compress_len(len),
         // zlib-rs's compressBound(): its level-1 "quick" strategy writes
@@ -31,7 +31,7 @@ pub(crate) fn compress_into(codec: Codec, level: i32, input: &[u8], out: &mut [u
             out[..input.len()].copy_from_slice(input);
             Ok(input.len())
         }
-        Codec::Lz4 => lz4_flex::block::compress_into(input, out).map_err(|e| codec_err(codec, e)),
+        Codec::Lz4 => lz4c::compress(input, out),
         Codec::Zstd => zstd::zstd_safe::compress(out, input, level).map_err(|code| {
             codec_err(codec, zstd::zstd_safe::get_error_name(code))
         }),
@@ -77,16 +77,11 @@ pub(crate) fn decompress_to_vec(codec: Codec, input: &[u8], decoded_len: usize) 
             // eager buffer; only a stream that really overflows it earns the
             // full allocation (then at most 8x what it has proved to hold).
             let mut out = fresh(eager);
-            match lz4_flex::block::decompress_into(input, &mut out) {
-                Ok(n) => Err(Error::corrupt(format!("decoded {n} bytes, frame declared {decoded_len}"))),
-                Err(lz4_flex::block::DecompressError::OutputTooSmall { .. }) => {
-                    drop(out);
-                    let mut out = fresh(decoded_len);
-                    decompress_into(codec, input, &mut out)?;
-                    Ok(out)
-                }
-                Err(e) => Err(Error::corrupt(format!("lz4: {e}"))),
-            }
+            lz4c::fills(input, &mut out)?;
+            drop(out);
+            let mut out = fresh(decoded_len);
+            decompress_into(codec, input, &mut out)?;
+            Ok(out)
         }
         // Snappy expands at most 64/3-fold, well inside the eager ratio.
         Codec::Snappy => Err(Error::corrupt(format!("{decoded_len} bytes is impossible for {} bytes of snappy", input.len()))),
@@ -172,7 +167,10 @@ pub(crate) fn decompress_into(codec: Codec, input: &[u8], out: &mut [u8]) -> Res
             out.copy_from_slice(input);
             expected
         }
-        Codec::Lz4 => lz4_flex::block::decompress_into(input, out).map_err(|e| Error::corrupt(format!("lz4: {e}")))?,
+        Codec::Lz4 => {
+            lz4c::decompress(input, out)?;
+            expected
+        }
         Codec::Zstd => zstd::zstd_safe::decompress(out, input)
             .map_err(|code| Error::corrupt(format!("zstd: {}", zstd::zstd_safe::get_error_name(code))))?,
         Codec::Snappy => {
