@@ -10,6 +10,7 @@ import { ownTaskError, SpillwayError } from '../base/errors'
 import type { PartitionSource, TextBlock } from '../wire/bag'
 import { codeUnit } from '../wire/text-encoding'
 import { openPlanned, readFailed, readRange } from './file-open'
+import { batchedTextItems, nativeBlockLines, wholeFiles } from './text-batch'
 import { checkDecodes } from './text-decode'
 
 export { readFailed } from './file-open'
@@ -135,21 +136,31 @@ async function blockBytes(b: TextBlock, src: TextSource, delim: Buffer, memoryLi
   return bytes
 }
 
+/** The lines of a block the JS way, `[line, path]` with includePath (what the core's index is checked against). */
+function* jsBlockItems(bytes: Buffer, b: TextBlock, src: TextSource, delim: Buffer): Generator<unknown> {
+  if (src.includePath) for (const line of blockLines(bytes, delim, src.encoding)) yield [line, b.path]
+  else yield* blockLines(bytes, delim, src.encoding)
+}
+
 /**
- * A text partition's items: its blocks read (at most `blocksize` bytes in
- * all), then their lines made as the steps consume them; `[line, path]`
- * with includePath.
+ * A text partition's items. Whole small files packed into it are read in
+ * one call to the core and their lines found there (worker/text-batch.ts);
+ * the blocks of a large or compressed file are read here, their lines
+ * indexed by the core when UTF-8. Lines are made as the steps consume them.
  */
 export async function textPartition(src: TextSource, memoryLimit = Infinity): Promise<Iterable<unknown>> {
   const delim = Buffer.from(src.delimiter, src.encoding)
-  const bufs: (Buffer | undefined)[] = []
-  for (const b of src.blocks) bufs.push(await blockBytes(b, src, delim, memoryLimit))
+  if (wholeFiles(src)) return batchedTextItems(src, delim, (bytes, b) => jsBlockItems(bytes, b, src, delim))
+  const parts: Iterable<unknown>[] = []
+  for (const b of src.blocks) {
+    const bytes = await blockBytes(b, src, delim, memoryLimit)
+    parts.push((await nativeBlockLines(bytes, delim, src.encoding, src.includePath ? b.path : undefined)) ?? jsBlockItems(bytes, b, src, delim))
+  }
   return (function* () {
-    for (const [i, b] of src.blocks.entries()) {
-      const bytes = bufs[i]!
-      bufs[i] = undefined
-      if (src.includePath) for (const line of blockLines(bytes, delim, src.encoding)) yield [line, b.path]
-      else yield* blockLines(bytes, delim, src.encoding)
+    for (let i = 0; i < parts.length; i++) {
+      const p = parts[i]
+      parts[i] = []
+      yield* p
     }
   })()
 }

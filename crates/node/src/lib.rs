@@ -6,3 +6,4 @@ mod chunk;
 mod codec;
 mod error;
 mod spill;
+mod text;
