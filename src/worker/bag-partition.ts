@@ -9,6 +9,7 @@ import type { FnDesc } from '../wire/functions'
 import { KeyTable } from '../wire/key-equality'
 import { refuseAsync } from './async-steps'
 import { aggregate, keyOf, perPartition, type Fn, type Loaded } from './bag-reducers'
+import { fusedSteps, isItemStep } from './fused-steps'
 import { csvItems, parquetItems } from './tabular'
 import { textPartition } from './text-blocks'
 import { writeLines } from './text-writer'
@@ -30,8 +31,20 @@ export function syncStep(fn: Fn, args: unknown[], desc: FnDesc, role: string): F
   return (...a: unknown[]) => refuseAsync(args.length ? fn(...a, ...args) : fn(...a), desc, role)
 }
 
+/**
+ * syncStep for the steps called once per item with the item alone (map,
+ * filter, flatMap): no rest array per call, and a primitive result (a
+ * line, a number, a boolean) is never a Promise, so it skips the check.
+ */
+function syncItemStep(fn: Fn, args: unknown[], desc: FnDesc, role: string): Fn {
+  const checked = (r: unknown) => (r !== null && (typeof r === 'object' || typeof r === 'function') ? refuseAsync(r, desc, role) : r)
+  return args.length ? (v: unknown) => checked(fn(v, ...args)) : (v: unknown) => checked(fn(v))
+}
+
+const ITEM_STEPS = new Set(['map', 'filter', 'flatMap'])
+
 export async function loadStep(load: FunctionLoader, s: StepFn, role: string): Promise<Fn> {
-  return syncStep(await load.get(s.fn), s.args, s.fn, role)
+  return (ITEM_STEPS.has(role) ? syncItemStep : syncStep)(await load.get(s.fn), s.args, s.fn, role)
 }
 
 export async function keyFunction(load: FunctionLoader, k: KeySpec, role = 'key'): Promise<(item: unknown) => unknown> {
@@ -123,6 +136,11 @@ export async function runPartition(load: FunctionLoader, spec: PartitionSpec, ..
   const own = spec.broadcast ? inputs.slice(0, inputs.length - spec.broadcast) : inputs
   const extra = spec.broadcast ? inputs.slice(inputs.length - spec.broadcast) : []
   let items = await sourceItems(load, spec, own)
+  if (spec.steps.length && spec.steps.every(isItemStep)) {
+    items = fusedSteps(items, spec.steps, fns as ((v: unknown) => unknown)[])
+    if (spec.reduce) return perPartition(spec.reduce, items, reducer!)
+    return [...items]
+  }
   for (const [i, s] of spec.steps.entries()) {
     // A write consumes the items before it: the next steps see its path.
     if (s.op === 'write') items = [await writeLines(s.pattern.replace('*', String(spec.index)), items, s.compression)]
