@@ -5,22 +5,24 @@
 // --cpu-prof in NODE_OPTIONS) and prints each process's functions by
 // self time.
 //
-//   node bench/bag/profile.js [--quick] [--case text|trivial|ndjson] [--top 15]
+//   node bench/bag/profile.js [--quick] [--case text|trivial|ndjson|files] [--corpus DIR|kernel] [--top 15]
 'use strict'
 
 const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { ensureData } = require('./gen')
+const { ensureData, ensureSmallFiles, corpusFiles } = require('./gen')
 
 const argv = process.argv.slice(2)
 const value = (n, d) => (argv.includes(n) ? argv[argv.indexOf(n) + 1] : d)
-const m = ensureData(argv.includes('--quick') ? 'quick' : 'default')
 const c = value('--case', 'text')
+const size = argv.includes('--quick') ? 'quick' : 'default'
+const corpus = value('--corpus')
+const caseArgs = c === 'files' ? ['--glob', corpus ? corpusFiles(corpus).files.glob : ensureSmallFiles(size).files.glob] : ['--manifest', path.join(ensureData(size).dir, 'manifest.json')]
 const top = Number(value('--top', 15))
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-bag-prof-'))
-const r = spawnSync(process.execPath, [path.join(__dirname, 'spillway_side.js'), '--case', c, '--manifest', path.join(m.dir, 'manifest.json')], {
+const r = spawnSync(process.execPath, [path.join(__dirname, 'spillway_side.js'), '--case', c, ...caseArgs], {
   env: { ...process.env, NODE_OPTIONS: `--require=${path.join(__dirname, 'prof-hook.js')}`, SPILLWAY_BAG_PROF_DIR: dir },
   encoding: 'utf8',
 })

@@ -9,6 +9,9 @@
 //   text     readText(glob).filter(line.includes('ERROR')).count()
 //   trivial  readText(glob).filter(() => true).count()       (against the floor)
 //   ndjson   readText(file).map(JSON.parse).foldBy('user', acc + e.bytes, 0, { combine: a + b })
+//   files    readText(many small source files).map(line => /\bstatic\b/.test(line)).frequencies():
+//            two counts (lines, and lines that match) in one pass; --glob G picks the files
+//            (the real corpus of --corpus DIR), else the manifest's generated ones
 'use strict'
 
 const fs = require('node:fs')
@@ -22,7 +25,7 @@ const now = () => Number(process.hrtime.bigint()) / 1e9
 
 async function main() {
   const c = arg('--case')
-  const m = JSON.parse(fs.readFileSync(arg('--manifest'), 'utf8'))
+  const m = arg('--manifest') ? JSON.parse(fs.readFileSync(arg('--manifest'), 'utf8')) : {}
   const blocksize = arg('--blocksize', '64 MiB')
   let t = now()
   const { client, cluster } = await setupClient({ workloadType: 'cpu', maxWorkers: 2, maxMemGb: 3, reserveMemGb: 1, dashboard: false, silenceLogs: true })
@@ -37,6 +40,12 @@ async function main() {
       npartitions = lines.npartitions
       const kept = c === 'text' ? lines.filter((line) => line.includes('ERROR')) : lines.filter(() => true)
       answer = await client.compute(kept.count())
+    } else if (c === 'files') {
+      const lines = bag.readText(arg('--glob', m.files?.glob), { blocksize })
+      npartitions = lines.npartitions
+      const freq = await client.compute(lines.map((line) => /\bstatic\b/.test(line)).frequencies())
+      const byValue = new Map(freq)
+      answer = { lines: (byValue.get(true) ?? 0) + (byValue.get(false) ?? 0), matches: byValue.get(true) ?? 0 }
     } else if (c === 'ndjson') {
       const events = bag.readText(m.ndjson.path, { blocksize }).map(JSON.parse)
       npartitions = events.npartitions
