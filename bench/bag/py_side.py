@@ -34,6 +34,32 @@ def parse_bytes(s):
     return int(float(m.group(1)) * units[m.group(2)])
 
 
+def tree_cpu_seconds(root=None):
+    """CPU seconds (user + system) of this process and every process under it, from /proc (Linux), else None."""
+    import os
+
+    if not os.path.isdir("/proc"):
+        return None
+    root = root or os.getpid()
+    ticks, children = {}, {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            stat = open(f"/proc/{name}/stat").read()
+        except OSError:
+            continue
+        f = stat[stat.rindex(")") + 2 :].split(" ")
+        ticks[int(name)] = int(f[11]) + int(f[12])
+        children.setdefault(int(f[1]), []).append(int(name))
+    total, stack = 0, [root]
+    while stack:
+        pid = stack.pop()
+        total += ticks.get(pid, 0)
+        stack.extend(children.get(pid, []))
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--side", required=True, choices=["dask", "duckdb"])
@@ -55,6 +81,7 @@ def main():
         client = Client(cluster)
         startup = time.perf_counter() - t0
         t = time.perf_counter()
+        cpu0 = tree_cpu_seconds()
         if a.case == "files":
             import re
 
@@ -79,6 +106,7 @@ def main():
             by_user = events.foldby(lambda e: e["user"], lambda acc, e: acc + e["bytes"], 0, lambda x, y: x + y, 0).compute()
             out["answer"] = {"users": len(by_user), "total": sum(v for _, v in by_user)}
         out["seconds"] = time.perf_counter() - t
+        out["cpuSeconds"] = None if cpu0 is None else tree_cpu_seconds() - cpu0
         out["startupSeconds"] = startup
         client.close()
         cluster.close()

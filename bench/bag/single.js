@@ -16,6 +16,8 @@ const arg = (name, dflt) => {
 }
 const c = arg('--case', 'text')
 const m = arg('--manifest') ? JSON.parse(fs.readFileSync(arg('--manifest'), 'utf8')) : {}
+const u0 = process.cpuUsage()
+const cpu0 = (u0.user + u0.system) / 1e6
 const t = process.hrtime.bigint()
 let answer
 if (c === 'files') {
@@ -37,4 +39,5 @@ if (c === 'files') {
   }
 }
 const seconds = Number(process.hrtime.bigint() - t) / 1e9
-console.log(JSON.stringify({ side: 'single', case: c, seconds, answer }))
+const u = process.cpuUsage()
+console.log(JSON.stringify({ side: 'single', case: c, seconds, cpuSeconds: (u.user + u.system) / 1e6 - cpu0, answer }))

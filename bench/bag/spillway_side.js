@@ -16,6 +16,7 @@
 
 const fs = require('node:fs')
 const { bag, setupClient } = require('../..')
+const { treeCpuSeconds } = require('./cpu')
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(name)
@@ -33,6 +34,8 @@ async function main() {
   try {
     const startup = now() - t
     t = now()
+    // This process and its workers (their read-ahead threads included).
+    const cpu0 = treeCpuSeconds()
     let answer
     let npartitions
     if (c === 'text' || c === 'trivial') {
@@ -53,9 +56,10 @@ async function main() {
       answer = { users: byUser.length, total: byUser.reduce((a, [, v]) => a + v, 0) }
     } else throw new Error(`unknown --case ${c}`)
     const seconds = now() - t
+    const cpuSeconds = cpu0 === undefined ? undefined : treeCpuSeconds() - cpu0
     let peakRss = 0
     for (const w of client.scheduler.workers.values()) peakRss = Math.max(peakRss, w.metrics?.rss ?? 0)
-    out = { side: 'spillway', case: c, seconds, startupSeconds: startup, answer, npartitions, workerRssBytes: peakRss }
+    out = { side: 'spillway', case: c, seconds, cpuSeconds, startupSeconds: startup, answer, npartitions, workerRssBytes: peakRss }
   } finally {
     await client.close()
     await cluster.close()
