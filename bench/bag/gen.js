@@ -278,29 +278,35 @@ function ensureSmallFiles(size, log = console.log) {
  * process's, taken by run.js in an untimed first pass.
  */
 function corpusFiles(dir, log = console.log) {
+  const into = path.join(os.tmpdir(), 'spillway-bench-bag-kernel')
   if (dir === 'kernel') {
-    dir = path.join(os.tmpdir(), 'spillway-bench-bag-kernel')
-    if (!fs.existsSync(path.join(dir, '.extracted'))) {
+    if (!fs.existsSync(path.join(into, '.extracted'))) {
       const tar = fs.existsSync('/usr/src') && fs.readdirSync('/usr/src').find((n) => /^linux-source-.*\.tar\.(xz|bz2|gz)$/.test(n))
       if (!tar) throw new Error('--corpus kernel needs the Linux sources: apt-get install linux-source (or pass --corpus DIR)')
-      log(`bench/bag: extracting the .c and .h files of /usr/src/${tar} into ${dir} (once) …`)
-      fs.rmSync(dir, { recursive: true, force: true })
-      fs.mkdirSync(dir, { recursive: true })
-      require('node:child_process').execFileSync('tar', ['-xf', path.join('/usr/src', tar), '-C', dir, '--wildcards', '*.c', '*.h'], { stdio: 'inherit' })
-      fs.writeFileSync(path.join(dir, '.extracted'), tar)
+      log(`bench/bag: extracting the .c and .h files of /usr/src/${tar} into ${into} (once) …`)
+      fs.rmSync(into, { recursive: true, force: true })
+      fs.mkdirSync(into, { recursive: true })
+      require('node:child_process').execFileSync('tar', ['-xf', path.join('/usr/src', tar), '-C', into, '--wildcards', '*.c', '*.h'], { stdio: 'inherit' })
+      fs.writeFileSync(path.join(into, '.extracted'), tar)
     }
   }
+  // Symlinks are removed from our own extraction only; in a tree of the
+  // user's they are left, and a side that reads them twice answers wrong.
+  const ours = dir === 'kernel'
+  if (ours) dir = into
   dir = path.resolve(dir)
   const list = []
+  let links = 0
   const walk = (d) => {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       const p = path.join(d, e.name)
       if (e.isDirectory()) walk(p)
-      else if (e.isSymbolicLink() && /\.[ch]$/.test(e.name)) fs.rmSync(p)
+      else if (e.isSymbolicLink() && /\.[ch]$/.test(e.name)) ours ? fs.rmSync(p) : links++
       else if (e.isFile() && /\.[ch]$/.test(e.name)) list.push({ path: p, bytes: fs.statSync(p).size })
     }
   }
   walk(dir)
+  if (links) log(`bench/bag: ${dir} holds ${links} symlinked .c/.h files: the single process reads them twice, spillway once (its answer then differs)`)
   const listPath = path.join(os.tmpdir(), `spillway-bench-bag-corpus-${Buffer.from(dir).toString('base64url').slice(-40)}.json`)
   fs.writeFileSync(listPath, JSON.stringify(list))
   return { dir, files: { glob: path.join(dir, '**', '*.{c,h}'), list: listPath, files: list.length, bytes: list.reduce((a, f) => a + f.bytes, 0) } }
