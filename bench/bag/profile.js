@@ -5,7 +5,7 @@
 // --cpu-prof in NODE_OPTIONS) and prints each process's functions by
 // self time.
 //
-//   node bench/bag/profile.js [--quick] [--case text|trivial|ndjson|steps|foldby] [--top 15] [--root DIR] [--blocksize 64MiB]
+//   node bench/bag/profile.js [--quick] [--case text|trivial|ndjson|steps|foldby|files] [--corpus DIR|kernel] [--top 15] [--root DIR] [--blocksize 64MiB]
 //
 // Each worker's busy time is also summed by kind: GC, async_hooks (promise
 // hooks of AsyncLocalStorage), line decoding and splitting, the step loop
@@ -16,12 +16,14 @@ const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { ensureData } = require('./gen')
+const { ensureData, ensureSmallFiles, corpusFiles } = require('./gen')
 
 const argv = process.argv.slice(2)
 const value = (n, d) => (argv.includes(n) ? argv[argv.indexOf(n) + 1] : d)
-const m = ensureData(argv.includes('--quick') ? 'quick' : 'default')
 const c = value('--case', 'text')
+const size = argv.includes('--quick') ? 'quick' : 'default'
+const corpus = value('--corpus')
+const caseArgs = c === 'files' ? ['--glob', corpus ? corpusFiles(corpus).files.glob : ensureSmallFiles(size).files.glob] : ['--manifest', path.join(ensureData(size).dir, 'manifest.json')]
 const top = Number(value('--top', 15))
 /** What a frame's self time is spent on, for the summary; undefined for idle. */
 function kindOf({ functionName: fn, url = '' }) {
@@ -37,7 +39,7 @@ function kindOf({ functionName: fn, url = '' }) {
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-bag-prof-'))
 const extra = ['--root', '--blocksize'].flatMap((n) => (value(n) ? [n, value(n)] : []))
-const r = spawnSync(process.execPath, [path.join(__dirname, 'spillway_side.js'), '--case', c, '--manifest', path.join(m.dir, 'manifest.json'), ...extra], {
+const r = spawnSync(process.execPath, [path.join(__dirname, 'spillway_side.js'), '--case', c, ...caseArgs, ...extra], {
   env: { ...process.env, NODE_OPTIONS: `--require=${path.join(__dirname, 'prof-hook.js')}`, SPILLWAY_BAG_PROF_DIR: dir },
   encoding: 'utf8',
 })

@@ -10,6 +10,10 @@ connection) is timed apart from the workload. Prints one JSON line.
   python py_side.py --side dask --case ndjson --manifest M
       db.read_text(file, blocksize=B).map(json.loads)
         .foldby('user', acc + e['bytes'], 0, a + b, 0)
+  python py_side.py --side dask --case files --list L [--blocksize 64MiB]
+      db.read_text(paths, files_per_partition=F) (F: blocksize / mean size)
+        .map(lambda l: bool(re.search(r'\bstatic\b', l))).frequencies()
+      paths from L (JSON [{path, bytes}]): fsspec's glob has no {c,h}
   python py_side.py --side duckdb --case ndjson --manifest M
       threads=2, memory_limit='2GiB' (the two workers' memory);
       SELECT "user", sum(bytes) FROM read_json(file, format='newline_delimited') GROUP BY ALL
@@ -30,14 +34,41 @@ def parse_bytes(s):
     return int(float(m.group(1)) * units[m.group(2)])
 
 
+def tree_cpu_seconds(root=None):
+    """CPU seconds (user + system) of this process and every process under it, from /proc (Linux), else None."""
+    import os
+
+    if not os.path.isdir("/proc"):
+        return None
+    root = root or os.getpid()
+    ticks, children = {}, {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            stat = open(f"/proc/{name}/stat").read()
+        except OSError:
+            continue
+        f = stat[stat.rindex(")") + 2 :].split(" ")
+        ticks[int(name)] = int(f[11]) + int(f[12])
+        children.setdefault(int(f[1]), []).append(int(name))
+    total, stack = 0, [root]
+    while stack:
+        pid = stack.pop()
+        total += ticks.get(pid, 0)
+        stack.extend(children.get(pid, []))
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--side", required=True, choices=["dask", "duckdb"])
-    p.add_argument("--case", required=True, choices=["text", "ndjson"])
-    p.add_argument("--manifest", required=True)
+    p.add_argument("--case", required=True, choices=["text", "ndjson", "files"])
+    p.add_argument("--manifest")
+    p.add_argument("--list")
     p.add_argument("--blocksize", default="64MiB")
     a = p.parse_args()
-    m = json.load(open(a.manifest))
+    m = json.load(open(a.manifest)) if a.manifest else {}
     blocksize = parse_bytes(a.blocksize)
     out = {"side": a.side, "case": a.case}
     if a.side == "dask":
@@ -50,7 +81,18 @@ def main():
         client = Client(cluster)
         startup = time.perf_counter() - t0
         t = time.perf_counter()
-        if a.case == "text":
+        cpu0 = tree_cpu_seconds()
+        if a.case == "files":
+            import re
+
+            files = json.load(open(a.list))
+            per = max(1, int(blocksize // (sum(f["bytes"] for f in files) / max(1, len(files)))))
+            lines = db.read_text([f["path"] for f in files], files_per_partition=per)
+            out["npartitions"] = lines.npartitions
+            pattern = re.compile(r"\bstatic\b")
+            freq = dict(lines.map(lambda l: bool(pattern.search(l))).frequencies().compute())
+            out["answer"] = {"lines": freq.get(True, 0) + freq.get(False, 0), "matches": freq.get(True, 0)}
+        elif a.case == "text":
             avg = m["text"]["smallBytes"] / max(1, m["text"]["smallFiles"])
             per = max(1, int(blocksize // avg))
             small = db.read_text(m["text"]["smallGlob"], files_per_partition=per)
@@ -64,6 +106,7 @@ def main():
             by_user = events.foldby(lambda e: e["user"], lambda acc, e: acc + e["bytes"], 0, lambda x, y: x + y, 0).compute()
             out["answer"] = {"users": len(by_user), "total": sum(v for _, v in by_user)}
         out["seconds"] = time.perf_counter() - t
+        out["cpuSeconds"] = None if cpu0 is None else tree_cpu_seconds() - cpu0
         out["startupSeconds"] = startup
         client.close()
         cluster.close()

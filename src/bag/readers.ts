@@ -5,8 +5,9 @@
 import { statSync, type Stats } from 'node:fs'
 import { resolve } from 'node:path'
 import { globSync, isDynamicPattern } from 'tinyglobby'
-import { ArgumentError, SpillwayError } from '../base/errors'
+import { ArgumentError, callNativeSync, SpillwayError } from '../base/errors'
 import { parseBytes } from '../base/units'
+import { native } from '../native/binding'
 import { compressionOfName } from '../native/file-codecs'
 import type { Compression, PlannedFile, TextBlock } from '../wire/bag'
 import { codeUnit, isTextEncoding, TEXT_ENCODINGS, type DecodeErrors } from '../wire/text-encoding'
@@ -52,24 +53,48 @@ export function blockStep(blocksize: number, encoding: string): number {
   return Math.ceil(blocksize / unit) * unit
 }
 
-/** The files a path, a glob or a list of them names, in order, each once. */
-export function expandPaths(paths: unknown, what: string): string[] {
+/** The paths a path, a glob or a list of them names, in order (a file may be named more than once). */
+function namedPaths(paths: unknown, what: string): string[] {
   const list = typeof paths === 'string' ? [paths] : paths
   if (!Array.isArray(list) || list.length === 0 || !list.every((p) => typeof p === 'string' && p.length > 0)) {
     throw invalid('paths', paths, 'a path, a glob or a non-empty list of them', what)
   }
   const out: string[] = []
-  const seen = new Set<string>()
   for (const p of list as string[]) {
-    let found: string[]
     if (isDynamicPattern(p)) {
-      found = globSync(p, { absolute: true, onlyFiles: true, expandDirectories: false }).sort()
+      const found = globSync(p, { absolute: true, onlyFiles: true, expandDirectories: false }).sort()
       if (found.length === 0) throw new SpillwayError('ERR_SPILLWAY_NO_FILES', `${what}: no file matches ${JSON.stringify(p)}`, { path: p })
-    } else found = [resolve(p)]
-    for (const f of found) {
-      const id = fileIdentity(f)
-      if (!seen.has(id)) (seen.add(id), out.push(f))
-    }
+      for (const f of found) out.push(f)
+    } else out.push(resolve(p))
+  }
+  return out
+}
+
+/** The files a path, a glob or a list of them names, in order, each once. */
+export function expandPaths(paths: unknown, what: string): string[] {
+  const out: string[] = []
+  const seen = new Set<string>()
+  for (const f of namedPaths(paths, what)) {
+    const id = fileIdentity(f)
+    if (!seen.has(id)) (seen.add(id), out.push(f))
+  }
+  return out
+}
+
+/**
+ * expandPaths and statFile for many files at once: one native call stats
+ * them all (no Stats object each) and finds a file named twice by device
+ * and inode; a path it could not stat, or not a file, is asked again by
+ * statFile for the error that names why.
+ */
+export function plannedFiles(paths: unknown, what: string): PlannedFile[] {
+  const named = namedPaths(paths, what)
+  const rows = callNativeSync(() => native.statPaths(named))
+  const out: PlannedFile[] = []
+  for (let i = 0, r = 0; i < named.length; i++, r += 6) {
+    if (rows[r + 5] >= 0) continue
+    if (rows[r] !== 1) out.push(plannedFile(named[i], statFile(named[i], what)))
+    else out.push({ path: named[i], size: rows[r + 1], mtimeMs: rows[r + 2], ctimeMs: rows[r + 3], ino: rows[r + 4] })
   }
   return out
 }
@@ -142,15 +167,16 @@ export function readText(paths: string | string[], options: ReadTextOptions = {}
     pending = []
     pendingBytes = 0
   }
-  for (const path of expandPaths(paths, what)) {
-    const st = statFile(path, what)
-    const file = plannedFile(path, st)
-    const comp = compressionOf(path, compression)
+  for (const file of plannedFiles(paths, what)) {
+    const st = file
+    const comp = compressionOf(file.path, compression)
+    // A file not packed ends the pending partition first, so the bag's items keep the files' order.
+    if (comp || st.size >= blocksize) flush()
     if (comp) {
       parts.push({ source: { kind: 'text', blocks: [{ ...file, start: 0, end: st.size }], compression: comp, encoding, delimiter, includePath, ...decode }, deps: [] })
     } else if (st.size < blocksize) {
       if (pendingBytes + st.size > blocksize) flush()
-      pending.push({ ...file, start: 0, end: st.size })
+      pending.push({ path: file.path, size: file.size, mtimeMs: file.mtimeMs, ctimeMs: file.ctimeMs, ino: file.ino, start: 0, end: st.size })
       pendingBytes += st.size
     } else {
       const step = blockStep(blocksize, encoding)

@@ -7,3 +7,4 @@ mod codec;
 mod error;
 mod rechunk;
 mod spill;
+mod text;

@@ -5,6 +5,7 @@
 
 import { constants, type Stats } from 'node:fs'
 import { open, type FileHandle } from 'node:fs/promises'
+import { constants as osConstants } from 'node:os'
 import { ownTaskError, SpillwayError } from '../../../base/errors'
 import type { PlannedFile } from '../../../wire/bag'
 
@@ -20,8 +21,16 @@ function kindOfStat(st: Stats): string {
   return 'not a regular file'
 }
 
+/** What fstat found, as Stats or as the core's batched read reports it. */
+export interface FoundStat {
+  size: number
+  mtimeMs: number
+  ctimeMs: number
+  ino: number
+}
+
 /** How the file differs from the planned one, or undefined if it does not. */
-function changes(f: PlannedFile, st: Stats): string | undefined {
+function changes(f: PlannedFile, st: FoundStat): string | undefined {
   const seen: string[] = []
   if (st.size !== f.size) seen.push(`size ${f.size} → ${st.size}`)
   if (Math.floor(st.mtimeMs) !== Math.floor(f.mtimeMs)) seen.push(`mtime ${new Date(f.mtimeMs).toISOString()} → ${new Date(st.mtimeMs).toISOString()}`)
@@ -30,6 +39,25 @@ function changes(f: PlannedFile, st: Stats): string | undefined {
   else if (f.ctimeMs !== undefined && Math.floor(st.ctimeMs) !== Math.floor(f.ctimeMs)) seen.push('ctime changed: rewritten')
   return seen.length ? seen.join(', ') : undefined
 }
+
+function notRegular(f: PlannedFile, kind: string): SpillwayError {
+  return ownTaskError('ERR_SPILLWAY_READ', `file ${f.path} is ${kind} now, not the regular file planned: build the bag again`, { path: f.path })
+}
+
+function changedSincePlanned(f: PlannedFile, changed: string): SpillwayError {
+  return ownTaskError('ERR_SPILLWAY_READ', `file ${f.path} changed after the bag was planned (${changed}): build the bag again`, { path: f.path })
+}
+
+/** Why the core's batched read (worker/text-batch.ts) refused a planned file, worded as openPlanned words it. */
+export function batchFault(f: PlannedFile, fault: { kind: string; errno?: number; message?: string; what?: string } & Partial<FoundStat>): SpillwayError {
+  if (fault.kind === 'type') return notRegular(f, fault.what ?? 'not a regular file')
+  if (fault.kind === 'changed') return changedSincePlanned(f, changes(f, fault as FoundStat) ?? 'fstat differs')
+  const code = fault.errno == null ? undefined : ERRNO_NAMES.get(fault.errno)
+  const message = `${code ? `${code}: ` : ''}${(fault.message ?? 'failed').replace(/ \(os error \d+\)$/, '')}, ${fault.kind} '${f.path}'`
+  return readFailed(f.path, { message, code })
+}
+
+const ERRNO_NAMES = new Map(Object.entries(osConstants.errno).map(([name, n]) => [n as number, name]))
 
 /** The planned file opened for reading; a coded ERR_SPILLWAY_READ naming it if it is not there, not a regular file, or not the one planned. */
 export async function openPlanned(f: PlannedFile): Promise<FileHandle> {
@@ -41,9 +69,9 @@ export async function openPlanned(f: PlannedFile): Promise<FileHandle> {
   }
   try {
     const st = await fd.stat()
-    if (!st.isFile()) throw ownTaskError('ERR_SPILLWAY_READ', `file ${f.path} is ${kindOfStat(st)} now, not the regular file planned: build the bag again`, { path: f.path })
+    if (!st.isFile()) throw notRegular(f, kindOfStat(st))
     const changed = changes(f, st)
-    if (changed) throw ownTaskError('ERR_SPILLWAY_READ', `file ${f.path} changed after the bag was planned (${changed}): build the bag again`, { path: f.path })
+    if (changed) throw changedSincePlanned(f, changed)
     return fd
   } catch (e) {
     await fd.close().catch(() => undefined)

@@ -10,8 +10,9 @@ import { ownTaskError, SpillwayError } from '../../../base/errors'
 import type { PartitionSource, TextBlock } from '../../../wire/bag'
 import { codeUnit } from '../../../wire/text-encoding'
 import { openPlanned, readFailed, readRange } from './file-open'
+import { batchedTextItems, nativeBlockLines, wholeFiles } from './text-batch'
 import { checkDecodes } from './text-decode'
-import { PushItems, type Sink } from './items'
+import { eachItem, PushItems, type Sink } from './items'
 
 export { readFailed } from './file-open'
 
@@ -140,34 +141,52 @@ async function blockBytes(b: TextBlock, src: TextSource, delim: Buffer, memoryLi
   return bytes
 }
 
-/**
- * A text partition's items: its blocks read (at most `blocksize` bytes in
- * all), then their lines made as the steps consume them; `[line, path]`
- * with includePath.
- */
-export async function textPartition(src: TextSource, memoryLimit = Infinity): Promise<Iterable<unknown>> {
-  const delim = Buffer.from(src.delimiter, src.encoding)
-  const bufs: (Buffer | undefined)[] = []
-  for (const b of src.blocks) bufs.push(await blockBytes(b, src, delim, memoryLimit))
-  // Pushed a piece's lines at a time (items.ts); iterated where a step takes them all.
+/** The lines of a block the JS way, `[line, path]` with includePath (what the core's index is checked against). */
+/** A block's lines split in JS (encodings other than UTF-8, replaced bytes): pushed a piece at a time, or iterated. */
+function jsBlockItems(bytes: Buffer, b: TextBlock, src: TextSource, delim: Buffer): PushItems {
   const each = (sink: Sink) => {
-    for (const [i, b] of src.blocks.entries()) {
-      const bytes = bufs[i]!
-      bufs[i] = undefined
-      for (const lines of blockPieces(bytes, delim, src.encoding)) {
-        if (src.includePath) for (let k = 0; k < lines.length; k++) sink([lines[k], b.path])
-        else for (let k = 0; k < lines.length; k++) sink(lines[k])
-      }
+    for (const lines of blockPieces(bytes, delim, src.encoding)) {
+      if (src.includePath) for (let k = 0; k < lines.length; k++) sink([lines[k], b.path])
+      else for (let k = 0; k < lines.length; k++) sink(lines[k])
     }
   }
   return new PushItems(each, function* () {
-    for (const [i, b] of src.blocks.entries()) {
-      const bytes = bufs[i]!
-      bufs[i] = undefined
-      if (src.includePath) for (const line of blockLines(bytes, delim, src.encoding)) yield [line, b.path]
-      else yield* blockLines(bytes, delim, src.encoding)
-    }
+    if (src.includePath) for (const line of blockLines(bytes, delim, src.encoding)) yield [line, b.path]
+    else yield* blockLines(bytes, delim, src.encoding)
   })
+}
+
+/**
+ * A text partition's items. Whole small files packed into it are read in
+ * one call to the core and their lines found there (worker/text-batch.ts);
+ * the blocks of a large or compressed file are read here, their lines
+ * indexed by the core when UTF-8. Lines are made as the steps consume them.
+ */
+export async function textPartition(src: TextSource, memoryLimit = Infinity): Promise<Iterable<unknown>> {
+  const delim = Buffer.from(src.delimiter, src.encoding)
+  if (wholeFiles(src)) return batchedTextItems(src, delim, (bytes, b) => jsBlockItems(bytes, b, src, delim))
+  const parts: Iterable<unknown>[] = []
+  for (const b of src.blocks) {
+    const bytes = await blockBytes(b, src, delim, memoryLimit)
+    parts.push((await nativeBlockLines(bytes, delim, src.encoding, src.includePath ? b.path : undefined)) ?? jsBlockItems(bytes, b, src, delim))
+  }
+  // Pushed a block at a time (items.ts); iterated where a step takes them all. A block's lines go once consumed.
+  return new PushItems(
+    (sink) => {
+      for (let i = 0; i < parts.length; i++) {
+        const p = parts[i]
+        parts[i] = []
+        eachItem(p, sink)
+      }
+    },
+    function* () {
+      for (let i = 0; i < parts.length; i++) {
+        const p = parts[i]
+        parts[i] = []
+        yield* p
+      }
+    },
+  )
 }
 
 /** Every line of the source's blocks, in order; `[line, path]` with includePath. */
