@@ -4,25 +4,14 @@
 //! adds. `cargo run --release -p spillway-core --example codec_kernels`
 use std::hash::Hasher;
 use std::os::raw::c_int;
-use std::time::Instant;
 
-use spillway_core::chunk::{randint_chunk, random_chunk};
-
-fn median<T>(reps: usize, mut f: impl FnMut() -> T) -> f64 {
-    let mut times = Vec::new();
-    for _ in 0..reps {
-        let t = Instant::now();
-        std::hint::black_box(f());
-        times.push(t.elapsed().as_secs_f64());
-    }
-    times.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    times[times.len() / 2] * 1e3
-}
+mod common;
+use common::{buffers, median};
 
 fn main() {
     let n = 4_000_000;
     let reps: usize = std::env::var("REPS").ok().and_then(|r| r.parse().ok()).unwrap_or(21);
-    for (name, data) in [("float64", random_chunk(1, 0, n).unwrap()), ("int64", randint_chunk(1, 0, n, 0, 10).unwrap())] {
+    for (name, data) in buffers(n) {
         println!("== {name} ({} bytes), median ms of {reps}", data.len());
         println!("  xxh3-64 (twox-hash):      {:.2}", median(reps, || {
             let mut h = twox_hash::XxHash3_64::new();

@@ -2,24 +2,13 @@
 //! after (encode) or before (decode) the codec touches each block, than as a
 //! pass of its own. `cargo run --release -p spillway-core --example hash_fused`
 use std::hash::Hasher;
-use std::time::Instant;
 
-use spillway_core::chunk::{randint_chunk, random_chunk};
-
-fn median<T>(reps: usize, mut f: impl FnMut() -> T) -> f64 {
-    let mut times = Vec::new();
-    for _ in 0..reps {
-        let t = Instant::now();
-        std::hint::black_box(f());
-        times.push(t.elapsed().as_secs_f64());
-    }
-    times.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    times[times.len() / 2] * 1e3
-}
+mod common;
+use common::{buffers, median};
 
 fn main() {
     let reps = 31;
-    for (name, data) in [("float64", random_chunk(1, 0, 4_000_000).unwrap()), ("int64", randint_chunk(1, 0, 4_000_000, 0, 10).unwrap())] {
+    for (name, data) in buffers(4_000_000) {
         let mut out = vec![1u8; lz4_flex::block::get_maximum_output_size(data.len()) + 4096];
         let mut back = vec![1u8; data.len()];
         let whole = median(reps, || {
