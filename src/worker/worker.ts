@@ -149,7 +149,7 @@ export class Worker {
       },
     )
     let shuffle: ShuffleService | undefined
-    const server = new DataServer({ forTransfer: (k) => buffer.getFrame(k), receive: (k, d) => shuffle!.receive(k, d) }, secret, this.#transfer, this.#warn)
+    const server = new DataServer({ forTransfer: (k) => buffer.getFrame(k), receive: (k, d) => shuffle!.receive(k, d), receiveBatch: (k, d) => shuffle!.receiveBatch(k, d) }, secret, this.#transfer, this.#warn)
     const dataAddress = await server.start(config.dataAddress)
     const host = { store: buffer, client, memoryLimit: config.memoryLimit, address: dataAddress, status: () => monitor.status, checkSoon: () => monitor.checkSoon(), makeRoom: (bytes: number) => monitor.makeRoom(bytes) }
     shuffle = new ShuffleService(host, Math.max(SHARD_PART, Math.floor(config.memoryLimit * OUTGOING_SHARE)))

@@ -12,6 +12,7 @@ import { SHARD_KEY, shardKey, type SplitMarker } from '../../../wire/bag'
 import type { WorkerStatus } from '../../../wire/protocol'
 import { unserializable } from '../../../wire/values'
 import type { WorkerStore } from '../../store'
+import { BATCH_BYTES, OwnerBatches, parseBatch, type ShardBatch } from './batches'
 
 /** Shards larger than this go as several parts (a frame stays well under the data socket's cap). */
 export const SHARD_PART = 8 * 2 ** 20
@@ -75,6 +76,16 @@ export class ShuffleService {
     this.host.checkSoon()
   }
 
+  /** A batch of shards a peer pushed: checked whole, then each shard stored as it came (or dropped as above). */
+  async receiveBatch(shards: unknown, payload: Buffer): Promise<void> {
+    for (const [key, data] of parseBatch(shards, payload)) await this.receive(key, data)
+  }
+
+  async #pushBatch(owner: string, batch: ShardBatch): Promise<void> {
+    if (owner !== this.host.address) return this.host.client.pushBatch(owner, batch.shards, batch.data)
+    for (const [i, [key]] of batch.shards.entries()) await this.receive(key, batch.data[i])
+  }
+
   /**
    * Sends an input's items, grouped by output, to the owners of the outputs;
    * the marker says how many parts went to each output.
@@ -103,29 +114,41 @@ export class ShuffleService {
     let inFlight = 0
     const flights = new Set<Promise<void>>()
     const failures: unknown[] = []
+    // Shards wait here until their owner's batch is full; what waits counts against the cap as what is in flight.
+    const batches = new OwnerBatches()
+    const go = (owner: string) => {
+      const batch = batches.take(owner)
+      if (!batch) return
+      const f: Promise<void> = this.#pushBatch(owner, batch)
+        .then(() => {
+          this.counts.sentBytes += batch.bytes
+        })
+        .catch((e) => {
+          failures.push(e)
+        })
+        .finally(() => {
+          inFlight -= batch.bytes
+          flights.delete(f)
+        })
+      inFlight += batch.bytes
+      flights.add(f)
+    }
     for (const [p, blobs] of byOutput) {
       parts[p] = blobs.length
       for (const [k, blob] of blobs.entries()) {
         bytes += blob.length
-        while (inFlight > 0 && inFlight + blob.length > this.outgoingCap) await Promise.race(flights)
+        while (inFlight + batches.pendingBytes > 0 && inFlight + batches.pendingBytes + blob.length > this.outgoingCap) {
+          const big = batches.largest()
+          // Nothing moving, or a batch worth a message waiting: send it; else wait for one in flight.
+          if (big && (inFlight === 0 || big.bytes >= BATCH_BYTES / 2)) go(big.owner)
+          else await Promise.race(flights)
+          if (failures.length) throw ownerGone(shuffle, failures[0])
+        }
         if (failures.length) throw ownerGone(shuffle, failures[0])
-        const shard = shardKey(shuffle, p, input, k)
-        const owner = owners[p]
-        const f: Promise<void> = (owner === this.host.address ? this.receive(shard, blob) : this.host.client.push(owner, shard, blob))
-          .then(() => {
-            this.counts.sentBytes += blob.length
-          })
-          .catch((e) => {
-            failures.push(e)
-          })
-          .finally(() => {
-            inFlight -= blob.length
-            flights.delete(f)
-          })
-        inFlight += blob.length
-        flights.add(f)
+        if (batches.add(owners[p], shardKey(shuffle, p, input, k), blob)) go(owners[p])
       }
     }
+    for (const owner of batches.owners()) go(owner)
     await Promise.all(flights)
     // A push that failed (its owner died): the scheduler runs the input again once the output has a new owner.
     if (failures.length) throw ownerGone(shuffle, failures[0])
