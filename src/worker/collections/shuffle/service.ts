@@ -5,17 +5,16 @@
 // the worker is paused, so senders wait. An output task reads its own
 // shards and lets them go; shards for an output already read are dropped.
 
-import { deserialize, serialize } from 'node:v8'
 import { ownTaskError, SpillwayError } from '../../../base/errors'
 import type { DataClient } from '../../../comm/data-client'
 import { SHARD_KEY, shardKey, type SplitMarker } from '../../../wire/bag'
 import type { WorkerStatus } from '../../../wire/protocol'
-import { unserializable } from '../../../wire/values'
 import type { WorkerStore } from '../../store'
 import { BATCH_BYTES, OwnerBatches, parseBatch, type ShardBatch } from './batches'
+import { decodeShard } from './shard-codec'
+import { splitParts } from './split-parts'
 
-/** Shards larger than this go as several parts (a frame stays well under the data socket's cap). */
-export const SHARD_PART = 8 * 2 ** 20
+export { SHARD_PART } from './split-parts'
 
 export interface ShuffleHost {
   readonly store: WorkerStore
@@ -175,7 +174,7 @@ export class ShuffleService {
    * before the rest are read.
    */
   async *shards(shuffle: string, output: number, markers: SplitMarker[]): AsyncGenerator<{ side: number; items: unknown[]; bytes: number }> {
-    for await (const [m, , data] of this.#shardData(shuffle, output, markers)) yield { side: m.side, items: deserialize(data) as unknown[], bytes: data.length }
+    for await (const [m, , data] of this.#shardData(shuffle, output, markers)) yield { side: m.side, items: decodeShard(data), bytes: data.length }
   }
 
   /**
@@ -263,21 +262,4 @@ function ownerGone(shuffle: string, e: unknown): unknown {
 
 function missingShards(shuffle: string, output: number, missing: string[]): Error {
   return Object.assign(ownTaskError('ERR_SPILLWAY_MISSING_DEP', `shuffle ${shuffle} output ${output}: shards of ${missing.length} input(s) are not here`, { missing }), { missing })
-}
-
-/** A shard's items as one or more serialized blobs of at most about SHARD_PART bytes. */
-function splitParts(items: unknown[]): Buffer[] {
-  let whole: Buffer
-  try {
-    whole = serialize(items)
-  } catch (e) {
-    // As a stored value would be: the shard's items can no more travel than be stored.
-    throw unserializable(items, e, `the items this task sends to a shuffle's output (${items.length}, as an array)`, true)
-  }
-  if (whole.length <= SHARD_PART || items.length === 1) return [whole]
-  const pieces = Math.ceil(whole.length / SHARD_PART)
-  const per = Math.ceil(items.length / pieces)
-  const out: Buffer[] = []
-  for (let i = 0; i < items.length; i += per) out.push(serialize(items.slice(i, i + per)))
-  return out
 }
