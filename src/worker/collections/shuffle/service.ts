@@ -13,6 +13,7 @@ import type { WorkerStore } from '../../store'
 import { BATCH_BYTES, OwnerBatches, parseBatch, type ShardBatch } from './batches'
 import { decodeShard } from './shard-codec'
 import { splitParts } from './split-parts'
+import { SplitMemory } from './split-bound'
 
 export { SHARD_PART } from './split-parts'
 
@@ -36,6 +37,8 @@ export interface ShuffleCounts {
 
 export class ShuffleService {
   readonly counts: ShuffleCounts = { sentBytes: 0, receivedBytes: 0 }
+  /** What splits took in memory here, per shuffle: room is made for the next one (split-bound.ts). */
+  readonly splitMemory = new SplitMemory()
   /** Outputs already read, per shuffle: a late duplicate shard for one is dropped, not kept forever. */
   readonly #done = new Map<string, Set<number>>()
   /** Runs dropped: a new run of the same shuffle has a new run id, so these never come back. */
@@ -209,6 +212,22 @@ export class ShuffleService {
     }
   }
 
+  /** Room for the items of a split of `shuffle` (as much as the largest one here took), made before it runs. */
+  async roomForSplit(shuffle: string): Promise<void> {
+    const bytes = this.splitMemory.forSplit(shuffle)
+    if (bytes > 0) await this.host.makeRoom?.(bytes)
+  }
+
+  /** Room for the items of output `output`, estimated from its shards' bytes, made before they are read. */
+  async roomForCollect(shuffle: string, output: number, markers: SplitMarker[]): Promise<void> {
+    let encoded = 0
+    for (const m of markers) {
+      const fed = m.parts.filter((n) => n > 0).length
+      if (m.parts[output]) encoded += m.bytes / fed
+    }
+    await this.host.makeRoom?.(Math.min(this.splitMemory.forCollect(shuffle, encoded), this.host.memoryLimit))
+  }
+
   /** Room for an output of `bytes` and the store's copy of it, made before it is assembled. */
   async makeRoom(bytes: number): Promise<void> {
     await this.host.makeRoom?.(2 * bytes)
@@ -235,6 +254,7 @@ export class ShuffleService {
     this.#held.delete(shuffle)
     this.#done.delete(shuffle)
     this.#dropped.add(shuffle)
+    this.splitMemory.drop(shuffle)
     for (const key of held ?? []) this.host.store.delete(key)
     return held?.size ?? 0
   }
