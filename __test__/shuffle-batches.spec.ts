@@ -1,11 +1,16 @@
 // Shards batched per destination (collections/shuffle/batches.ts): the
 // sender's grouping and cap, the receiver's check of a batch before any of
-// it is kept.
+// it is kept, and a receiver killed while batches are in flight.
 import test from 'ava'
 import { BATCH_BYTES, parseBatch } from '../src/worker/collections/shuffle/batches'
 import { ShuffleService, type ShuffleHost } from '../src/worker/collections/shuffle/service'
 import { shardKey } from '../src/wire/bag'
 import { SpillwayError } from '../src/base/errors'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { bag, Client, LocalCluster, schedulerWorkers } from 'spillway'
+import { bytesOnDisk, until } from './cluster-helpers'
 
 function sender(cap: number, fail?: string) {
   const sent: { owner: string; shards: [string, number][]; bytes: number }[] = []
@@ -75,4 +80,48 @@ test('a peer’s batch is checked whole before any shard of it is kept', (t) => 
   bad([[a, -1]], /length of -1/)
   bad([[a, 1.5]], /length of 1.5/)
   bad([a], /not a \[key, length\] pair/)
+})
+
+test('a worker SIGKILLed while splits send it batches of shards: the exact groups, and no spill file left', async (t) => {
+  t.timeout(300_000)
+  const spillDir = mkdtempSync(join(tmpdir(), 'spillway-batch-kill-'))
+  const lc = await LocalCluster.start({ nWorkers: 2, threadsPerWorker: 1, memoryLimit: 2 ** 30, thresholds: { target: 0.6, spill: 0.7, pause: 0.85, terminate: 0.95 }, spillDir })
+  const client = new Client(lc, { silenceLogs: true })
+  let closed = false
+  const close = async () => {
+    if (closed) return
+    closed = true
+    await client.close()
+    await lc.close()
+  }
+  t.teardown(async () => {
+    await close()
+    rmSync(spillDir, { recursive: true, force: true })
+  })
+  const workers = Object.values(await schedulerWorkers(client))
+  const victim = workers.find((w) => w.name === 'worker-0')!
+  // 24 splits of 6 MB each, 100 ms apart: each sends its owners several batches, and later splits still send after the kill.
+  const items = bag.fromSequence(Array.from({ length: 24 }, (_, i) => i), { npartitions: 24 }).flatMap((i: number) => {
+    const end = Date.now() + 100
+    while (Date.now() < end);
+    return Array.from({ length: 300 }, (_, j) => ({ k: `k${(i * 300 + j) % 53}`, i, j, p: String.fromCharCode(97 + ((i + j) % 26)).repeat(20_000) }))
+  })
+  const sums = items.groupBy('k', { npartitions: 8 }).map(([k, list]: [string, { i: number; j: number; p: string }[]]) => [k, list.length, list.reduce((a, x) => a + x.i * 1000 + x.j + x.p.charCodeAt(0), 0)])
+  const pending = client.compute(sums)
+  await until(async () => Object.values(await schedulerWorkers(client)).some((w) => ((w.metrics as any).shuffle?.receivedBytes ?? 0) > 8 * 2 ** 20), 120_000, 'batches to arrive')
+  process.kill(victim.pid, 'SIGKILL')
+  const got = (await pending) as [string, number, number][]
+  const want = new Map<string, [number, number]>()
+  for (let i = 0; i < 24; i++) {
+    for (let j = 0; j < 300; j++) {
+      const k = `k${(i * 300 + j) % 53}`
+      const e = want.get(k) ?? [0, 0]
+      want.set(k, [e[0] + 1, e[1] + i * 1000 + j + 97 + ((i + j) % 26)])
+    }
+  }
+  t.is(got.length, want.size)
+  for (const [k, n, sum] of got) t.deepEqual([n, sum], want.get(k), k)
+  t.true(client.scheduler.lostWorkers >= 1, 'the victim was lost')
+  await close()
+  t.is(bytesOnDisk(spillDir).files, 0, 'no spill file left')
 })
