@@ -6,14 +6,14 @@
 // (time of the binary layout / time of v8) over the repetitions; < 1 means
 // the binary layout is faster.
 //
-//   node bench/shuffle/codec.js [--reps 7] [--items 200000]   (after npm run build:ts)
+//   node bench/shuffle/codec.js [--reps 7] [--items 200000] [--only records]   (after npm run build:ts)
 'use strict'
 
 const { parseArgs } = require('node:util')
 const v8 = require('node:v8')
 const { encodeShard, decodeShard } = require('../../dist/worker/collections/shuffle/shard-codec')
 
-const { values: o } = parseArgs({ options: { reps: { type: 'string', default: '7' }, items: { type: 'string', default: '200000' }, json: { type: 'boolean' } } })
+const { values: o } = parseArgs({ options: { reps: { type: 'string', default: '7' }, items: { type: 'string', default: '200000' }, only: { type: 'string' }, json: { type: 'boolean' } } })
 const REPS = Number(o.reps)
 const N = Number(o.items)
 
@@ -52,6 +52,7 @@ const rows = []
 // Shards as the shuffle makes them: many arrays of ~10 000 items.
 const PER = 10_000
 for (const [name, make] of Object.entries(SHAPES)) {
+  if (o.only && !name.includes(o.only)) continue
   const shards = Array.from({ length: Math.ceil(N / PER) }, () => Array.from({ length: PER }, make))
   const ours = shards.map(encodeShard)
   const theirs = shards.map((s) => v8.serialize(s))

@@ -122,16 +122,16 @@ class Writer {
         }
       }
     } else if (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
-      const o = v as Record<string, unknown>
-      const keys = Object.keys(o)
+      // The builtins read the properties once each, faster than a loop of keyed loads.
+      const values = Object.values(v as object)
       let flat = true
-      for (let i = 0; i < keys.length && flat; i++) flat = scalarTag(o[keys[i]]) >= 0
+      for (let i = 0; i < values.length && flat; i++) flat = scalarTag(values[i]) >= 0
       if (flat) {
-        const id = this.shape(keys)
+        const id = this.shape(Object.keys(v as object))
         this.tag(RECORD)
         this.count(id)
-        for (const k of keys) {
-          const x = o[k]
+        for (let i = 0; i < values.length; i++) {
+          const x = values[i]
           this.scalar(scalarTag(x), x)
         }
         return
