@@ -101,10 +101,23 @@ class Connection {
     })
   }
 
+  /** Sends a batch of shards, their bytes back to back; resolves once the peer stored them all. */
+  pushBatch(shards: [string, number][], data: Buffer[]): Promise<Map<string, Buffer | undefined>> {
+    if (this.#closed) return Promise.reject(transferError(this.address, 'the connection is closed'))
+    const id = this.#next++
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ id, want: 1, got: new Map(), resolve, reject })
+      writeFrame(this.socket, [...headed({ id, shards }), ...data]).catch((e) => this.#fail(e))
+    })
+  }
+
   close() {
     this.#fail(transferError(this.address, 'closed'))
   }
 }
+
+/** The key a data server's reply to a batch of shards carries. */
+export const BATCH_REPLY = 'shard-batch'
 
 /** Silence from a peer, with requests waiting, that counts as a lost connection. */
 export const STALL_MS = 30_000
@@ -185,6 +198,13 @@ export class DataClient {
     const conn = await this.#connection(address)
     const got = await conn.push(key, data)
     if (!got.has(key)) throw transferError(address, `the peer did not take ${key}`)
+  }
+
+  /** Stores a batch of shards at the peer, each under its key (see shuffle/batches.ts). */
+  async pushBatch(address: string, shards: [string, number][], data: Buffer[]): Promise<void> {
+    const conn = await this.#connection(address)
+    const got = await conn.pushBatch(shards, data)
+    if (!got.has(BATCH_REPLY)) throw transferError(address, `the peer did not take a batch of ${shards.length} shards`)
   }
 
   close(): void {

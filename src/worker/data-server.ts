@@ -7,12 +7,15 @@ import { listen } from '../comm/address'
 import { headed, readFrames, unhead, writeFrame } from '../comm/frames'
 import { acceptHandshake } from '../comm/handshake'
 import { SpillwayError } from '../base/errors'
+import { BATCH_REPLY } from '../comm/data-client'
 
 export interface Held {
   /** The stored bytes, or the compressed frame of a spilled value. */
   forTransfer(key: string): Promise<{ compressed: boolean; data: Buffer } | undefined>
   /** A shard a peer pushes; resolves once it is stored (the receiver may hold it back while its memory is high). Throws for a key it does not take. */
   receive(key: string, data: Buffer): Promise<void>
+  /** A batch of shards (`shards`: [key, length] pairs, their bytes back to back in `payload`); resolves once all are stored. Throws for one it does not take. */
+  receiveBatch(shards: unknown, payload: Buffer): Promise<void>
 }
 
 export interface TransferCounts {
@@ -77,6 +80,13 @@ export class DataServer {
       this.counts.incomingBytes += payload.length
       this.counts.incomingCount++
       await writeFrame(socket, headed({ id, key: header.put, status: 'stored' }))
+      return
+    }
+    if (header?.shards !== undefined) {
+      await this.store.receiveBatch(header.shards, payload)
+      this.counts.incomingBytes += payload.length
+      this.counts.incomingCount++
+      await writeFrame(socket, headed({ id, key: BATCH_REPLY, status: 'stored' }))
       return
     }
     const keys: unknown = header?.keys

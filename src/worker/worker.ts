@@ -150,7 +150,7 @@ export class Worker {
       },
     )
     let shuffle: ShuffleService | undefined
-    const server = new DataServer({ forTransfer: (k) => buffer.getFrame(k), receive: (k, d) => (BATCH_KEY.test(k) ? receiveBatch(shuffle!, k, d) : shuffle!.receive(k, d)) }, secret, this.#transfer, this.#warn)
+    const server = new DataServer({ forTransfer: (k) => buffer.getFrame(k), receive: (k, d) => (BATCH_KEY.test(k) ? receiveBatch(shuffle!, k, d) : shuffle!.receive(k, d)), receiveBatch: (k, d) => shuffle!.receiveBatch(k, d) }, secret, this.#transfer, this.#warn)
     const dataAddress = await server.start(config.dataAddress)
     const host = {
       store: buffer,

@@ -13,6 +13,8 @@ pub enum Error {
     InvalidLevel { codec: &'static str, level: i32, min: i32, max: i32 },
     /// A frame that is truncated, corrupted or not ours.
     CorruptFrame { reason: String },
+    /// A shuffle shard that is truncated, corrupted or not ours.
+    CorruptShard { reason: String },
     /// A codec library failed on data that passed the frame checks.
     Codec { codec: &'static str, message: String },
     /// A bad argument from the caller, named by field.
@@ -32,6 +34,7 @@ impl Error {
             Error::UnknownCodec { .. } => "ERR_SPILLWAY_UNKNOWN_CODEC",
             Error::InvalidLevel { .. } => "ERR_SPILLWAY_INVALID_LEVEL",
             Error::CorruptFrame { .. } => "ERR_SPILLWAY_CORRUPT_FRAME",
+            Error::CorruptShard { .. } => "ERR_SPILLWAY_CORRUPT_VALUE",
             Error::Codec { .. } => "ERR_SPILLWAY_CODEC",
             Error::InvalidArgument { .. } => "ERR_SPILLWAY_INVALID_ARGUMENT",
             Error::Io { .. } => "ERR_SPILLWAY_IO",
@@ -72,6 +75,7 @@ impl fmt::Display for Error {
                 write!(f, "invalid level {level} for codec '{codec}': allowed {min}..={max}")
             }
             Error::CorruptFrame { reason } => write!(f, "corrupt spill frame: {reason}"),
+            Error::CorruptShard { reason } => write!(f, "corrupt shuffle shard: {reason}"),
             Error::Codec { codec, message } => write!(f, "codec '{codec}' failed: {message}"),
             Error::InvalidArgument { field, message } => write!(f, "invalid {field}: {message}"),
             Error::Io { op, path, source } => write!(f, "{op} {} failed: {source}", path.display()),

@@ -6,5 +6,6 @@ mod chunk;
 mod codec;
 mod error;
 mod rechunk;
+mod shard;
 mod spill;
 mod text;

@@ -5,16 +5,18 @@
 // the worker is paused, so senders wait. An output task reads its own
 // shards and lets them go; shards for an output already read are dropped.
 
-import { deserialize, serialize } from 'node:v8'
 import { ownTaskError, SpillwayError } from '../../../base/errors'
 import type { DataClient } from '../../../comm/data-client'
 import { SHARD_KEY, shardKey, type SplitMarker } from '../../../wire/bag'
-import { unserializable } from '../../../wire/values'
+import type { WorkerStatus } from '../../../wire/protocol'
 import type { WorkerStore } from '../../store'
+import { BATCH_BYTES, OwnerBatches, parseBatch, type ShardBatch } from './batches'
+import { decodeShard } from './shard-codec'
 import { refusedByOwner, untilRoom, type RoomHost } from './spill-full'
+import { splitParts } from './split-parts'
+import { SplitMemory } from './split-bound'
 
-/** Shards larger than this go as several parts (a frame stays well under the data socket's cap). */
-export const SHARD_PART = 8 * 2 ** 20
+export { SHARD_PART } from './split-parts'
 
 export interface ShuffleHost extends RoomHost {
   readonly store: WorkerStore
@@ -35,6 +37,8 @@ export interface ShuffleCounts {
 
 export class ShuffleService {
   readonly counts: ShuffleCounts = { sentBytes: 0, receivedBytes: 0 }
+  /** What splits took in memory here, per shuffle: room is made for the next one (split-bound.ts). */
+  readonly splitMemory = new SplitMemory()
   /** Outputs already read, per shuffle: a late duplicate shard for one is dropped, not kept forever. */
   readonly #done = new Map<string, Set<number>>()
   /** Runs dropped: a new run of the same shuffle has a new run id, so these never come back. */
@@ -70,6 +74,16 @@ export class ShuffleService {
     this.host.checkSoon()
   }
 
+  /** A batch of shards a peer pushed: checked whole, then each shard stored as it came (or dropped as above). */
+  async receiveBatch(shards: unknown, payload: Buffer): Promise<void> {
+    for (const [key, data] of parseBatch(shards, payload)) await this.receive(key, data)
+  }
+
+  async #pushBatch(owner: string, batch: ShardBatch): Promise<void> {
+    if (owner !== this.host.address) return this.host.client.pushBatch(owner, batch.shards, batch.data)
+    for (const [i, [key]] of batch.shards.entries()) await this.receive(key, batch.data[i])
+  }
+
   /**
    * Sends an input's items, grouped by output, to the owners of the outputs;
    * the marker says how many parts went to each output.
@@ -98,30 +112,42 @@ export class ShuffleService {
     let inFlight = 0
     const flights = new Set<Promise<void>>()
     const failures: unknown[] = []
+    // Shards wait here until their owner's batch is full; what waits counts against the cap as what is in flight.
+    const batches = new OwnerBatches()
+    const go = (owner: string) => {
+      const batch = batches.take(owner)
+      if (!batch) return
+      const f: Promise<void> = this.#pushBatch(owner, batch)
+        .then(() => {
+          this.counts.sentBytes += batch.bytes
+        })
+        .catch((e) => {
+          failures.push(e)
+        })
+        .finally(() => {
+          inFlight -= batch.bytes
+          flights.delete(f)
+        })
+      inFlight += batch.bytes
+      flights.add(f)
+    }
     for (const [p, blobs] of byOutput) {
       parts[p] = blobs.length
       for (const [k, blob] of blobs.entries()) {
         if (this.host.status() === 'paused') await this.#ownRoom(shuffle, shardKey(shuffle, p, input, k), blob.length)
         bytes += blob.length
-        while (inFlight > 0 && inFlight + blob.length > this.outgoingCap) await Promise.race(flights)
+        while (inFlight + batches.pendingBytes > 0 && inFlight + batches.pendingBytes + blob.length > this.outgoingCap) {
+          const big = batches.largest()
+          // Nothing moving, or a batch worth a message waiting: send it; else wait for one in flight.
+          if (big && (inFlight === 0 || big.bytes >= BATCH_BYTES / 2)) go(big.owner)
+          else await Promise.race(flights)
+          if (failures.length) throw ownerGone(shuffle, failures[0])
+        }
         if (failures.length) throw ownerGone(shuffle, failures[0])
-        const shard = shardKey(shuffle, p, input, k)
-        const owner = owners[p]
-        const f: Promise<void> = (owner === this.host.address ? this.receive(shard, blob) : this.host.client.push(owner, shard, blob))
-          .then(() => {
-            this.counts.sentBytes += blob.length
-          })
-          .catch((e) => {
-            failures.push(e)
-          })
-          .finally(() => {
-            inFlight -= blob.length
-            flights.delete(f)
-          })
-        inFlight += blob.length
-        flights.add(f)
+        if (batches.add(owners[p], shardKey(shuffle, p, input, k), blob)) go(owners[p])
       }
     }
+    for (const owner of batches.owners()) go(owner)
     await Promise.all(flights)
     // A push that failed (its owner died): the scheduler runs the input again once the output has a new owner.
     if (failures.length) throw ownerGone(shuffle, failures[0])
@@ -158,7 +184,7 @@ export class ShuffleService {
    * before the rest are read.
    */
   async *shards(shuffle: string, output: number, markers: SplitMarker[]): AsyncGenerator<{ side: number; items: unknown[]; bytes: number }> {
-    for await (const [m, , data] of this.#shardData(shuffle, output, markers)) yield { side: m.side, items: deserialize(data) as unknown[], bytes: data.length }
+    for await (const [m, , data] of this.#shardData(shuffle, output, markers)) yield { side: m.side, items: decodeShard(data), bytes: data.length }
   }
 
   /**
@@ -199,6 +225,22 @@ export class ShuffleService {
     }
   }
 
+  /** Room for the items of a split of `shuffle` (as much as the largest one here took), made before it runs. */
+  async roomForSplit(shuffle: string): Promise<void> {
+    const bytes = this.splitMemory.forSplit(shuffle)
+    if (bytes > 0) await this.host.makeRoom?.(bytes)
+  }
+
+  /** Room for the items of output `output`, estimated from its shards' bytes, made before they are read. */
+  async roomForCollect(shuffle: string, output: number, markers: SplitMarker[]): Promise<void> {
+    let encoded = 0
+    for (const m of markers) {
+      const fed = m.parts.filter((n) => n > 0).length
+      if (m.parts[output]) encoded += m.bytes / fed
+    }
+    await this.host.makeRoom?.(Math.min(this.splitMemory.forCollect(shuffle, encoded), this.host.memoryLimit))
+  }
+
   /** Room for an output of `bytes` and the store's copy of it, made before it is assembled. */
   async makeRoom(bytes: number): Promise<void> {
     await this.host.makeRoom?.(2 * bytes)
@@ -225,6 +267,7 @@ export class ShuffleService {
     this.#held.delete(shuffle)
     this.#done.delete(shuffle)
     this.#dropped.add(shuffle)
+    this.splitMemory.drop(shuffle)
     for (const key of held ?? []) this.host.store.delete(key)
     return held?.size ?? 0
   }
@@ -252,21 +295,4 @@ export function ownerGone(shuffle: string, e: unknown): unknown {
 
 export function missingShards(shuffle: string, output: number, missing: string[]): Error {
   return Object.assign(ownTaskError('ERR_SPILLWAY_MISSING_DEP', `shuffle ${shuffle} output ${output}: shards of ${missing.length} input(s) are not here`, { missing }), { missing })
-}
-
-/** A shard's items as one or more serialized blobs of at most about SHARD_PART bytes. */
-function splitParts(items: unknown[]): Buffer[] {
-  let whole: Buffer
-  try {
-    whole = serialize(items)
-  } catch (e) {
-    // As a stored value would be: the shard's items can no more travel than be stored.
-    throw unserializable(items, e, `the items this task sends to a shuffle's output (${items.length}, as an array)`, true)
-  }
-  if (whole.length <= SHARD_PART || items.length === 1) return [whole]
-  const pieces = Math.ceil(whole.length / SHARD_PART)
-  const per = Math.ceil(items.length / pieces)
-  const out: Buffer[] = []
-  for (let i = 0; i < items.length; i += per) out.push(serialize(items.slice(i, i + per)))
-  return out
 }

@@ -9,6 +9,7 @@ import { KeyTable, showKey } from '../../../wire/key-equality'
 import { keyOrder } from '../../../wire/order'
 import { keyFunction as keyFn, runAggregate, runPartition, type FunctionLoader } from '../bag/partition'
 import type { ShuffleService } from './service'
+import { heapOfSplit } from './split-bound'
 import { boundedShards, checkJoinPairs, countPairs, GroupBound, outputBound, readAll, SORT_ENTRY_BYTES, type OutputBound } from './collect-bound'
 
 /** Output of `key` among `boundaries` (sorted by `order`, the sort's own): the first boundary after it. */
@@ -29,7 +30,10 @@ export async function runSplit(load: FunctionLoader, service: ShuffleService, ke
   const by = spec.by
   const boundaries = by.kind === 'range' ? (inputs.pop() as unknown[]) : undefined
   const out: unknown[][] = Array.from({ length: spec.npartitions }, () => [])
+  // Shards other splits pushed here are spilled first if this partition's items would not fit beside them.
+  await service.roomForSplit(spec.shuffle)
   const value = await runPartition(load, spec.partition, ...inputs)
+  const heap = heapOfSplit(value)
   if (by.kind === 'hash-pairs') {
     // A Map's pairs by their keys; a Set's values (distinct) by themselves.
     const role = `${spec.partition.reduce?.op ?? 'shuffle'} key`
@@ -44,12 +48,15 @@ export async function runSplit(load: FunctionLoader, service: ShuffleService, ke
     const order = keyOrder(by, 'sortBy key')
     for (const item of value as unknown[]) out[rangeOf(k(item), boundaries!, order)].push(item)
   }
-  return service.send(key, spec.shuffle, spec.input, spec.side, out, owners)
+  const marker = await service.send(key, spec.shuffle, spec.input, spec.side, out, owners)
+  service.splitMemory.record(spec.shuffle, heap, marker.bytes)
+  return marker
 }
 
 export async function runCollect(load: FunctionLoader, service: ShuffleService, memoryLimit: number, spec: CollectSpec, ...markers: SplitMarker[]): Promise<unknown> {
   const then = spec.then
   const bound = outputBound(spec, memoryLimit)
+  await service.roomForCollect(spec.shuffle, spec.output, markers)
   const shards = boundedShards(service.shards(spec.shuffle, spec.output, markers), bound)
   let result: unknown
   if (then.kind === 'items') result = (await readAll(shards)).flatMap((s) => s.items)
