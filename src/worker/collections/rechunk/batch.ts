@@ -9,6 +9,7 @@ import { SpillwayError } from '../../../base/errors'
 import { rechunkCut } from '../../../native/chunks'
 import { RUN_ID, shardKey, type SplitMarker } from '../../../wire/bag'
 import { boxLen, ITEM_BYTES, type Box } from '../../../wire/rechunk'
+import { Flights } from '../shuffle/flights'
 import { ownerGone, SHARD_PART, type ShuffleService } from '../shuffle/service'
 
 export const BATCH_KEY = /^rechunk-([0-9a-f]{16}(?:e\d{1,6})?)-(\d+)-(\d+)$/
@@ -55,12 +56,12 @@ export async function sendBatches(service: ShuffleService, key: string, shuffle:
   for (const p of pieces) parts[p.output] = Math.max(parts[p.output], p.part + 1)
   const { host, counts } = service
   let bytes = 0
-  let inFlight = 0
-  const flights = new Set<Promise<void>>()
-  const failures: unknown[] = []
+  const flights = new Flights((sent) => {
+    counts.sentBytes += sent
+  })
   for (const [seq, b] of batchesOf(pieces, owners).entries()) {
-    while (inFlight > 0 && inFlight + b.bytes > service.outgoingCap) await Promise.race(flights)
-    if (failures.length) throw ownerGone(shuffle, failures[0])
+    while (flights.bytes > 0 && flights.bytes + b.bytes > service.outgoingCap) await flights.one()
+    if (flights.failures.length) throw ownerGone(shuffle, flights.failures[0])
     const data = await rechunkCut(chunk, ITEM_BYTES, inBox, [{ headroom: headroom(b.pieces.length), boxes: b.pieces.map((p) => p.box) }])
     data.writeUInt32LE(b.pieces.length, 0)
     for (const [i, p] of b.pieces.entries()) {
@@ -70,23 +71,11 @@ export async function sendBatches(service: ShuffleService, key: string, shuffle:
     }
     bytes += b.bytes
     const batchKey = `rechunk-${shuffle}-${input}-${seq}`
-    const f: Promise<void> = (b.owner === host.address ? receiveBatch(service, batchKey, data) : host.client.push(b.owner, batchKey, data))
-      .then(() => {
-        counts.sentBytes += b.bytes
-      })
-      .catch((e) => {
-        failures.push(e)
-      })
-      .finally(() => {
-        inFlight -= b.bytes
-        flights.delete(f)
-      })
-    inFlight += b.bytes
-    flights.add(f)
+    flights.add(b.bytes, b.owner === host.address ? receiveBatch(service, batchKey, data) : host.client.push(b.owner, batchKey, data))
   }
-  await Promise.all(flights)
+  await flights.all()
   // A push that failed (its owner died): the scheduler runs the input again once the output has a new owner.
-  if (failures.length) throw ownerGone(shuffle, failures[0])
+  if (flights.failures.length) throw ownerGone(shuffle, flights.failures[0])
   return { key, input, side: 0, parts, bytes }
 }
 

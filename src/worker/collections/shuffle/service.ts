@@ -12,6 +12,7 @@ import type { WorkerStatus } from '../../../wire/protocol'
 import type { WorkerStore } from '../../store'
 import { BATCH_BYTES, OwnerBatches, parseBatch, type ShardBatch } from './batches'
 import { decodeShard } from './shard-codec'
+import { Flights } from './flights'
 import { refusedByOwner, untilRoom, type RoomHost } from './spill-full'
 import { splitParts } from './split-parts'
 import { SplitMemory } from './split-bound'
@@ -109,48 +110,35 @@ export class ShuffleService {
   async sendParts(key: string, shuffle: string, input: number, side: number, npartitions: number, byOutput: Iterable<[number, Buffer[]]>, owners: string[]): Promise<SplitMarker> {
     const parts = new Array<number>(npartitions).fill(0)
     let bytes = 0
-    let inFlight = 0
-    const flights = new Set<Promise<void>>()
-    const failures: unknown[] = []
+    const flights = new Flights((sent) => {
+      this.counts.sentBytes += sent
+    })
     // Shards wait here until their owner's batch is full; what waits counts against the cap as what is in flight.
     const batches = new OwnerBatches()
     const go = (owner: string) => {
       const batch = batches.take(owner)
-      if (!batch) return
-      const f: Promise<void> = this.#pushBatch(owner, batch)
-        .then(() => {
-          this.counts.sentBytes += batch.bytes
-        })
-        .catch((e) => {
-          failures.push(e)
-        })
-        .finally(() => {
-          inFlight -= batch.bytes
-          flights.delete(f)
-        })
-      inFlight += batch.bytes
-      flights.add(f)
+      if (batch) flights.add(batch.bytes, this.#pushBatch(owner, batch))
     }
     for (const [p, blobs] of byOutput) {
       parts[p] = blobs.length
       for (const [k, blob] of blobs.entries()) {
         if (this.host.status() === 'paused') await this.#ownRoom(shuffle, shardKey(shuffle, p, input, k), blob.length)
         bytes += blob.length
-        while (inFlight + batches.pendingBytes > 0 && inFlight + batches.pendingBytes + blob.length > this.outgoingCap) {
+        while (flights.bytes + batches.pendingBytes > 0 && flights.bytes + batches.pendingBytes + blob.length > this.outgoingCap) {
           const big = batches.largest()
           // Nothing moving, or a batch worth a message waiting: send it; else wait for one in flight.
-          if (big && (inFlight === 0 || big.bytes >= BATCH_BYTES / 2)) go(big.owner)
-          else await Promise.race(flights)
-          if (failures.length) throw ownerGone(shuffle, failures[0])
+          if (big && (flights.bytes === 0 || big.bytes >= BATCH_BYTES / 2)) go(big.owner)
+          else await flights.one()
+          if (flights.failures.length) throw ownerGone(shuffle, flights.failures[0])
         }
-        if (failures.length) throw ownerGone(shuffle, failures[0])
+        if (flights.failures.length) throw ownerGone(shuffle, flights.failures[0])
         if (batches.add(owners[p], shardKey(shuffle, p, input, k), blob)) go(owners[p])
       }
     }
     for (const owner of batches.owners()) go(owner)
-    await Promise.all(flights)
+    await flights.all()
     // A push that failed (its owner died): the scheduler runs the input again once the output has a new owner.
-    if (failures.length) throw ownerGone(shuffle, failures[0])
+    if (flights.failures.length) throw ownerGone(shuffle, flights.failures[0])
     return { key, input, side, parts, bytes }
   }
 
