@@ -5,6 +5,7 @@
 pub mod chunk;
 pub mod codec;
 pub mod error;
+pub mod frame;
 pub mod pool;
 pub mod spill;
 
