@@ -5,4 +5,5 @@ mod buffer;
 mod chunk;
 mod codec;
 mod error;
+mod frame;
 mod spill;
