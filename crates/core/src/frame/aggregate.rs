@@ -253,36 +253,74 @@ fn key_fields(spec: &AggSpec, schema: &Schema) -> Result<Vec<Field>> {
     spec.keys.iter().map(|k| schema.field_with_name(k).map(|f| Field::new(k, f.data_type().clone(), true)).map_err(|_| frame_error(format!("no key column {k:?}")))).collect()
 }
 
-fn run(spec: &AggSpec, schema: &Schema, batches: &[RecordBatch], cols: Vec<StateCol>, split: Option<(u64, u64)>) -> Result<RecordBatch> {
-    let keys = key_fields(spec, schema)?;
-    let mut fields = keys.clone();
-    fields.extend(cols.iter().map(|c| Field::new(&c.out, c.ty.clone(), c.fold != Fold::Count)));
-    let out_schema: SchemaRef = Arc::new(Schema::new(fields));
-    let mut groups = Groups::new(keys.iter().map(|f| f.data_type().clone()).collect())?;
-    let mut accs: Vec<Acc> = cols.iter().map(Acc::new).collect();
-    for b in batches {
-        let key_arrays = spec.keys.iter().map(|k| Arc::clone(b.column_by_name(k).expect("checked against the schema"))).collect::<Vec<_>>();
-        let ids = groups.intern(&key_arrays, split)?;
-        let n = groups.ids.len();
-        for (acc, c) in accs.iter_mut().zip(&cols) {
-            let input = c.input.as_ref().map(|name| b.column_by_name(name).ok_or_else(|| frame_error(format!("no column {name:?} to aggregate")))).transpose()?;
-            acc.update(&ids, n, input)?;
-        }
+/// A hash aggregation fed batch by batch: the caller decodes one input at a
+/// time, so a merge holds its state and one input's batches, not them all.
+pub struct Aggregator {
+    keys: Vec<String>,
+    cols: Vec<StateCol>,
+    schema: SchemaRef,
+    groups: Groups,
+    accs: Vec<Acc>,
+    split: Option<(u64, u64)>,
+}
+
+impl Aggregator {
+    fn new(spec: &AggSpec, schema: &Schema, cols: Vec<StateCol>, split: Option<(u64, u64)>) -> Result<Self> {
+        let keys = key_fields(spec, schema)?;
+        let groups = Groups::new(keys.iter().map(|f| f.data_type().clone()).collect())?;
+        let mut fields = keys;
+        fields.extend(cols.iter().map(|c| Field::new(&c.out, c.ty.clone(), c.fold != Fold::Count)));
+        let accs = cols.iter().map(Acc::new).collect();
+        Ok(Aggregator { keys: spec.keys.clone(), cols, schema: Arc::new(Schema::new(fields)), groups, accs, split })
     }
-    let n = groups.ids.len();
-    let mut columns = groups.keys()?;
-    columns.extend(accs.into_iter().map(|a| a.finish(n)));
-    RecordBatch::try_new(out_schema, columns).map_err(frame_err("building aggregates"))
+
+    /// One partition's partial aggregation over batches of `schema`.
+    pub fn partial(spec: &AggSpec, schema: &Schema) -> Result<Self> {
+        Self::new(spec, schema, partial_cols(spec, schema)?, None)
+    }
+
+    /// A merge of partial states of schema `state`; with `split = (n, i)`,
+    /// only the groups whose key hash is i modulo n.
+    pub fn merging(spec: &AggSpec, state: &Schema, split: Option<(u64, u64)>) -> Result<Self> {
+        Self::new(spec, state, merge_cols(spec, state)?, split)
+    }
+
+    pub fn update(&mut self, b: &RecordBatch) -> Result<()> {
+        let column = |name: &String| b.column_by_name(name).ok_or_else(|| frame_error(format!("no column {name:?} to aggregate")));
+        let key_arrays = self.keys.iter().map(|k| column(k).map(Arc::clone)).collect::<Result<Vec<_>>>()?;
+        let ids = self.groups.intern(&key_arrays, self.split)?;
+        let n = self.groups.ids.len();
+        for (acc, c) in self.accs.iter_mut().zip(&self.cols) {
+            acc.update(&ids, n, c.input.as_ref().map(column).transpose()?)?;
+        }
+        Ok(())
+    }
+
+    /// The keys and states, one row per group in order of first sight.
+    pub fn finish(self) -> Result<RecordBatch> {
+        let n = self.groups.ids.len();
+        let mut columns = self.groups.keys()?;
+        drop(self.groups);
+        columns.extend(self.accs.into_iter().map(|a| a.finish(n)));
+        RecordBatch::try_new(self.schema, columns).map_err(frame_err("building aggregates"))
+    }
+}
+
+fn run(mut agg: Aggregator, batches: &[RecordBatch]) -> Result<RecordBatch> {
+    for b in batches {
+        agg.update(b)?;
+    }
+    agg.finish()
 }
 
 /// One partition's partial states: keys, then a state column per count/sum/min/max and two per mean.
 pub fn partial(spec: &AggSpec, schema: &Schema, batches: &[RecordBatch]) -> Result<RecordBatch> {
-    run(spec, schema, batches, partial_cols(spec, schema)?, None)
+    run(Aggregator::partial(spec, schema)?, batches)
 }
 
 /// Partial states merged; with `split = (n, i)`, only the groups whose key hash is i modulo n.
 pub fn merge(spec: &AggSpec, state: &Schema, batches: &[RecordBatch], split: Option<(u64, u64)>) -> Result<RecordBatch> {
-    run(spec, state, batches, merge_cols(spec, state)?, split)
+    run(Aggregator::merging(spec, state, split)?, batches)
 }
 
 /// Merged states as results: means divided out, every other state as it is.

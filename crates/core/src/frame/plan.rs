@@ -101,12 +101,22 @@ pub fn run_partition(plan_json: &str, input: &[&[u8]]) -> Result<Vec<u8>> {
     ipc::encode(&empty.schema(), &batches)
 }
 
-/// Partial states merged (a level of the tree, or its last, which finishes them).
+/// Partial states merged (a level of the tree, or its last, which finishes
+/// them), one input decoded at a time.
 pub fn run_combine(plan_json: &str, input: &[&[u8]]) -> Result<Vec<u8>> {
     let plan: CombinePlan = parse(plan_json, "frame combine plan")?;
-    let (schema, batches) = inputs(input)?;
-    let schema = schema.ok_or_else(|| frame_error("a combine with no inputs"))?;
-    let mut state = aggregate::merge(&plan.agg, &schema, &batches, plan.split)?;
+    let mut agg: Option<aggregate::Aggregator> = None;
+    for bytes in input {
+        let (schema, batches) = ipc::decode(bytes)?;
+        let a = match &mut agg {
+            Some(a) => a,
+            None => agg.insert(aggregate::Aggregator::merging(&plan.agg, &schema, plan.split)?),
+        };
+        for b in &batches {
+            a.update(b)?;
+        }
+    }
+    let mut state = agg.ok_or_else(|| frame_error("a combine with no inputs"))?.finish()?;
     if plan.last {
         state = aggregate::finish(&plan.agg, &state)?;
     }
