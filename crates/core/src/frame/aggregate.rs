@@ -14,7 +14,10 @@ use arrow_buffer::NullBuffer;
 use arrow_cast::cast;
 use arrow_row::{RowConverter, Rows, SortField};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use rustc_hash::FxHashMap;
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
 use serde::Deserialize;
 use twox_hash::XxHash3_64;
 
@@ -117,10 +120,12 @@ fn merge_cols(spec: &AggSpec, state: &Schema) -> Result<Vec<StateCol>> {
     Ok(out)
 }
 
-/// Keys interned to dense group ids, in order of first sight.
+/// Keys interned to dense group ids, in order of first sight: the table
+/// holds ids, the key bytes live once, in `rows`.
 struct Groups {
     converter: RowConverter,
-    ids: FxHashMap<Box<[u8]>, u32>,
+    table: HashTable<u32>,
+    hashes: Vec<u64>,
     rows: Rows,
 }
 
@@ -128,12 +133,17 @@ impl Groups {
     fn new(key_types: Vec<DataType>) -> Result<Self> {
         let converter = RowConverter::new(key_types.into_iter().map(SortField::new).collect()).map_err(frame_err("keying groups"))?;
         let rows = converter.empty_rows(0, 0);
-        Ok(Groups { converter, ids: FxHashMap::default(), rows })
+        Ok(Groups { converter, table: HashTable::new(), hashes: Vec::new(), rows })
+    }
+
+    fn len(&self) -> usize {
+        self.hashes.len()
     }
 
     /// The group id of each row (SKIP for rows another output partition owns).
     fn intern(&mut self, keys: &[ArrayRef], split: Option<(u64, u64)>) -> Result<Vec<u32>> {
         let rows = self.converter.convert_columns(keys).map_err(frame_err("keying groups"))?;
+        let Groups { table, hashes, rows: seen, .. } = self;
         let mut out = Vec::with_capacity(rows.num_rows());
         for row in rows.iter() {
             let bytes = row.as_ref();
@@ -143,12 +153,14 @@ impl Groups {
                     continue;
                 }
             }
-            let id = match self.ids.get(bytes) {
+            let h = FxBuildHasher.hash_one(bytes);
+            let id = match table.find(h, |&id| seen.row(id as usize).as_ref() == bytes) {
                 Some(&id) => id,
                 None => {
-                    let id = self.ids.len() as u32;
-                    self.ids.insert(bytes.into(), id);
-                    self.rows.push(row);
+                    let id = hashes.len() as u32;
+                    table.insert_unique(h, id, |&id| hashes[id as usize]);
+                    hashes.push(h);
+                    seen.push(row);
                     id
                 }
             };
@@ -289,7 +301,7 @@ impl Aggregator {
         let column = |name: &String| b.column_by_name(name).ok_or_else(|| frame_error(format!("no column {name:?} to aggregate")));
         let key_arrays = self.keys.iter().map(|k| column(k).map(Arc::clone)).collect::<Result<Vec<_>>>()?;
         let ids = self.groups.intern(&key_arrays, self.split)?;
-        let n = self.groups.ids.len();
+        let n = self.groups.len();
         for (acc, c) in self.accs.iter_mut().zip(&self.cols) {
             acc.update(&ids, n, c.input.as_ref().map(column).transpose()?)?;
         }
@@ -298,7 +310,7 @@ impl Aggregator {
 
     /// The keys and states, one row per group in order of first sight.
     pub fn finish(self) -> Result<RecordBatch> {
-        let n = self.groups.ids.len();
+        let n = self.groups.len();
         let mut columns = self.groups.keys()?;
         drop(self.groups);
         columns.extend(self.accs.into_iter().map(|a| a.finish(n)));
