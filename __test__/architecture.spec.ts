@@ -22,6 +22,7 @@ const LAYERS: string[][] = [
   ['reporting'],
   ['jobqueue'],
   ['client'],
+  ['frame'],
   ['bag', 'array'],
   ['futures'],
   ['deploy'],

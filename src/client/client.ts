@@ -3,6 +3,7 @@
 
 import { ChunkedArray, Reduction } from '../array/array'
 import { Bag, BagItem, BagTake } from '../bag/bag'
+import { Frame, tableOf, type FrameTable } from '../frame/frame'
 import { combinePartials, finishPartial } from '../native/chunks'
 import type { LocalCluster } from '../deploy/local-cluster'
 import type { Scheduler, TaskSubmission } from '../scheduler/scheduler'
@@ -105,18 +106,18 @@ export class Client {
   }
 
   /**
-   * Computes a reduction where the chunks live and combines the partials.
-   * An array that was not persisted is computed chunk by chunk and each
-   * chunk is freed once reduced. With `{ progress: true }` a bar shows the
-   * chunk tasks done while it runs.
+   * Computes a reduction where the chunks live and combines the partials (an
+   * array not persisted is freed chunk by chunk once reduced); a bag's items;
+   * a frame's apache-arrow Table. `{ progress: true }` shows a bar of tasks.
    */
   async compute(expr: Reduction, options?: ProgressOption): Promise<number>
   async compute<T>(expr: BagItem<T>, options?: ProgressOption): Promise<T>
   async compute<T>(expr: Bag<T> | BagTake<T>, options?: ProgressOption): Promise<T[]>
-  async compute(expr: Reduction | BagItem | Bag | BagTake, options: ProgressOption = {}): Promise<unknown> {
+  async compute(expr: Frame, options?: ProgressOption): Promise<FrameTable>
+  async compute(expr: Reduction | BagItem | Bag | BagTake | Frame, options: ProgressOption = {}): Promise<unknown> {
     this.#check()
     if (expr instanceof BagTake) return this.#take(expr.bag, expr.n)
-    if (expr instanceof Bag || expr instanceof BagItem) return this.#computeBag(expr, options)
+    if (expr instanceof Bag || expr instanceof BagItem || expr instanceof Frame) return this.#computeBag(expr, options)
     if (!(expr instanceof Reduction)) {
       throw new ConfigError([{ field: 'expr', value: typeof expr, allowed: 'a reduction such as x.mean() or x.sum(), a bag or a bag reduction' }], 'compute argument')
     }
@@ -157,9 +158,9 @@ export class Client {
     checkGraphSize({ tasks: array.taskCount(), what, advice: 'use larger chunks (Dask advises chunks of about 100 MB)' }, this.maxGraphTasks)
   }
 
-  #checkBagSize(bag: Bag<any> | BagItem<any>): void {
-    const tasks = bag instanceof Bag ? bag.taskCount() : bag.tasks.count
-    const what = bag instanceof Bag ? `bag ${bag.name} of ${bag.npartitions} partitions` : `reduction ${bag.name}`
+  #checkBagSize(bag: Bag<any> | BagItem<any> | Frame): void {
+    const tasks = bag instanceof BagItem ? bag.tasks.count : bag.taskCount()
+    const what = bag instanceof BagItem ? `reduction ${bag.name}` : `${bag instanceof Frame ? 'frame' : 'bag'} ${bag.name} of ${bag.npartitions} partitions`
     checkGraphSize({ tasks, what, advice: 'use fewer, larger partitions (npartitions, partitionSize, blocksize, repartition)' }, this.maxGraphTasks)
   }
 
@@ -207,16 +208,16 @@ export class Client {
     return bound
   }
 
-  async #computeBag(expr: Bag | BagItem, options: ProgressOption): Promise<unknown> {
+  async #computeBag(expr: Bag | BagItem | Frame, options: ProgressOption): Promise<unknown> {
     this.#checkBagSize(expr)
     const tasks = expr.tasks()
-    const keys = expr instanceof Bag ? expr.keys() : [expr.key]
+    const keys = expr instanceof BagItem ? [expr.key] : expr.keys()
     const held = new Set(keys)
     const subs = tasks.map((t) => (held.has(t.key) ? { ...t, hold: true } : t))
     this.#submitGraph(subs)
     const fetch = async () => {
       const values = await Promise.all(keys.map((k) => this.#futures.fetch(k)))
-      return expr instanceof Bag ? values.flatMap((v) => v as unknown[]) : expr.finish(values[0])
+      return expr instanceof Bag ? values.flatMap((v) => v as unknown[]) : expr instanceof Frame ? tableOf(values) : expr.finish(values[0])
     }
     try {
       return options.progress && !this.silenceLogs ? await withProgress(this, subs.map((t) => t.key), fetch, { label: 'compute' }) : await fetch()

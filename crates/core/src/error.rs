@@ -26,6 +26,12 @@ pub enum Error {
     OutputTooLarge { codec: &'static str, limit: usize },
     /// The buffer was closed.
     Closed,
+    /// A frame's file that could not be read as asked: a value that does not
+    /// fit its column's type, a bad row; names the file and where in it.
+    FrameRead { path: PathBuf, message: String },
+    /// A frame kernel that failed on its input (a plan that does not fit the
+    /// batches, corrupt IPC bytes).
+    Frame { message: String },
 }
 
 impl Error {
@@ -40,6 +46,8 @@ impl Error {
             Error::Io { .. } => "ERR_SPILLWAY_IO",
             Error::OutputTooLarge { .. } => "ERR_SPILLWAY_TOO_LARGE",
             Error::Closed => "ERR_SPILLWAY_CLOSED",
+            Error::FrameRead { .. } => "ERR_SPILLWAY_READ",
+            Error::Frame { .. } => "ERR_SPILLWAY_FRAME",
         }
     }
 
@@ -83,6 +91,8 @@ impl fmt::Display for Error {
                 write!(f, "{codec} content passes {limit} bytes: decoding stopped there, before inflating the rest")
             }
             Error::Closed => write!(f, "the SpillBuffer is closed"),
+            Error::FrameRead { path, message } => write!(f, "reading {}: {message}", path.display()),
+            Error::Frame { message } => write!(f, "{message}"),
         }
     }
 }

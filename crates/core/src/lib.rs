@@ -6,6 +6,7 @@
 pub mod chunk;
 pub mod codec;
 pub mod error;
+pub mod frame;
 pub mod pool;
 pub mod shard;
 pub mod spill;

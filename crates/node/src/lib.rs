@@ -5,6 +5,7 @@ mod buffer;
 mod chunk;
 mod codec;
 mod error;
+mod frame;
 mod rechunk;
 mod shard;
 mod spill;

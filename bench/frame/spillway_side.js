@@ -1,0 +1,41 @@
+#!/usr/bin/env node
+// spillway's side of bench/frame: the group-by over the CSV files on a fresh
+// cluster of `--workers` workers of `--mem` bytes each; start-up timed apart.
+// Prints one JSON line.
+'use strict'
+
+const path = require('node:path')
+const { parseArgs } = require('node:util')
+const { frame, count, sum, mean, min, max } = require('../..')
+const { startBenchCluster } = require('../cluster')
+
+const { values: o } = parseArgs({
+  options: {
+    dir: { type: 'string' },
+    mem: { type: 'string' },
+    blocksize: { type: 'string', default: String(32 << 20) },
+    workers: { type: 'string', default: '2' },
+  },
+})
+
+async function main() {
+  const t0 = performance.now()
+  const { client } = await startBenchCluster('frame', Number(o.workers), Number(o.mem))
+  const startup = (performance.now() - t0) / 1000
+  try {
+    const t1 = performance.now()
+    const f = frame.readCsv(path.join(o.dir, '*.csv'), { blocksize: Number(o.blocksize) })
+    const table = await client.compute(f.groupBy('cat', 'k').agg({ n: count(), s: sum('y'), m: mean('x'), lo: min('x'), hi: max('y') }))
+    const seconds = (performance.now() - t1) / 1000
+    let rows = 0
+    for (const v of table.getChild('n')) rows += Number(v)
+    console.log(JSON.stringify({ seconds, startup, groups: table.numRows, rows, partitions: f.npartitions }))
+  } finally {
+    await client.close()
+  }
+}
+
+main().catch((e) => {
+  console.error(e)
+  process.exit(1)
+})

@@ -1,0 +1,127 @@
+use super::*;
+use std::collections::BTreeMap;
+
+use arrow_array::{Int32Array, StringArray};
+
+fn spec(keys: &[&str]) -> AggSpec {
+    let agg = |name: &str, func: &str, column: Option<&str>| AggExpr { name: name.into(), func: func.into(), column: column.map(Into::into) };
+    AggSpec {
+        keys: keys.iter().map(|k| k.to_string()).collect(),
+        aggs: vec![agg("n", "count", None), agg("nv", "count", Some("v")), agg("s", "sum", Some("v")), agg("m", "mean", Some("v")), agg("lo", "min", Some("f")), agg("hi", "max", Some("v"))],
+    }
+}
+
+fn batch(k: Vec<Option<&str>>, g: Vec<Option<i32>>, v: Vec<Option<i32>>, f: Vec<Option<f64>>) -> RecordBatch {
+    let schema = Arc::new(Schema::new(vec![Field::new("k", DataType::Utf8, true), Field::new("g", DataType::Int32, true), Field::new("v", DataType::Int32, true), Field::new("f", DataType::Float64, true)]));
+    RecordBatch::try_new(schema, vec![Arc::new(StringArray::from(k)), Arc::new(Int32Array::from(g)), Arc::new(Int32Array::from(v)), Arc::new(Float64Array::from(f))]).unwrap()
+}
+
+/// Group -> (n, nv, s, m, lo, hi) the slow, obvious way.
+type Row = (i64, i64, Option<i64>, Option<f64>, Option<f64>, Option<i64>);
+
+fn reference(batches: &[RecordBatch]) -> BTreeMap<(Option<String>, Option<i32>), Row> {
+    let mut out: BTreeMap<_, Row> = BTreeMap::new();
+    for b in batches {
+        let (k, g, v, f) = (b.column(0).as_string::<i32>(), b.column(1).as_primitive::<arrow_array::types::Int32Type>(), b.column(2).as_primitive::<arrow_array::types::Int32Type>(), b.column(3).as_primitive::<Float64Type>());
+        for i in 0..b.num_rows() {
+            let e = out.entry((k.is_valid(i).then(|| k.value(i).to_string()), g.is_valid(i).then(|| g.value(i)))).or_insert((0, 0, None, None, None, None));
+            e.0 += 1;
+            if v.is_valid(i) {
+                let x = v.value(i) as i64;
+                e.1 += 1;
+                e.2 = Some(e.2.unwrap_or(0) + x);
+                e.5 = Some(e.5.map_or(x, |h| h.max(x)));
+            }
+            if f.is_valid(i) {
+                e.4 = Some(e.4.map_or(f.value(i), |l: f64| l.min(f.value(i))));
+            }
+        }
+    }
+    for e in out.values_mut() {
+        e.3 = e.2.map(|s| s as f64 / e.1 as f64);
+    }
+    out
+}
+
+fn collect(b: &RecordBatch) -> BTreeMap<(Option<String>, Option<i32>), Row> {
+    let k = b.column(0).as_string::<i32>();
+    let g = b.column(1).as_primitive::<arrow_array::types::Int32Type>();
+    let i64s = |c: usize| b.column(c).as_primitive::<Int64Type>().clone();
+    let f64s = |c: usize| b.column(c).as_primitive::<Float64Type>().clone();
+    let (n, nv, s, m, lo, hi) = (i64s(2), i64s(3), i64s(4), f64s(5), f64s(6), i64s(7));
+    (0..b.num_rows())
+        .map(|i| {
+            let key = (k.is_valid(i).then(|| k.value(i).to_string()), g.is_valid(i).then(|| g.value(i)));
+            (key, (n.value(i), nv.value(i), s.is_valid(i).then(|| s.value(i)), m.is_valid(i).then(|| m.value(i)), lo.is_valid(i).then(|| lo.value(i)), hi.is_valid(i).then(|| hi.value(i))))
+        })
+        .collect()
+}
+
+/// Seeded random batches: few keys so they repeat, nulls everywhere.
+fn random_batches(seed: u64, count: usize, rows: usize) -> Vec<RecordBatch> {
+    let mut x = seed;
+    let mut next = move |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    };
+    let names = ["a", "b", "", "ä, \"q\""];
+    (0..count)
+        .map(|_| {
+            let mut cols = (vec![], vec![], vec![], vec![]);
+            for _ in 0..rows {
+                cols.0.push((next(5) != 0).then(|| names[next(4) as usize]));
+                cols.1.push((next(4) != 0).then(|| next(3) as i32 - 1));
+                cols.2.push((next(3) != 0).then(|| next(2000) as i32 - 1000));
+                cols.3.push((next(3) != 0).then(|| (next(1000) as f64) / 8.0 - 50.0));
+            }
+            batch(cols.0, cols.1, cols.2, cols.3)
+        })
+        .collect()
+}
+
+#[test]
+fn partials_merged_equal_one_aggregation_and_the_reference() {
+    let sp = spec(&["k", "g"]);
+    for seed in [1u64, 7, 42, 99] {
+        let parts: Vec<Vec<RecordBatch>> = (0..4).map(|p| random_batches(seed * 31 + p, 3, 200 * p as usize)).collect();
+        let schema = parts[0][0].schema();
+        let partials: Vec<RecordBatch> = parts.iter().map(|p| partial(&sp, &schema, p).unwrap()).collect();
+        let merged = merge(&sp, &partials[0].schema(), &partials, None).unwrap();
+        let all: Vec<RecordBatch> = parts.concat();
+        assert_eq!(collect(&finish(&sp, &merged).unwrap()), reference(&all), "seed {seed}");
+        // Split four ways, every group lands in exactly one piece.
+        let mut pieces = BTreeMap::new();
+        for i in 0..4 {
+            let piece = merge(&sp, &partials[0].schema(), &partials, Some((4, i))).unwrap();
+            for (k, v) in collect(&finish(&sp, &piece).unwrap()) {
+                assert!(pieces.insert(k, v).is_none());
+            }
+        }
+        assert_eq!(pieces, reference(&all), "seed {seed} split");
+    }
+}
+
+#[test]
+fn an_empty_partition_gives_an_empty_state_of_the_right_schema() {
+    let sp = spec(&["k"]);
+    let schema = random_batches(3, 1, 1)[0].schema();
+    let p = partial(&sp, &schema, &[]).unwrap();
+    assert_eq!(p.num_rows(), 0);
+    let names: Vec<_> = p.schema().fields().iter().map(|f| f.name().clone()).collect();
+    assert_eq!(names, ["k", "n", "nv", "s", "m__sum", "m__count", "lo", "hi"]);
+    let out = finish(&sp, &merge(&sp, &p.schema(), &[p.clone()], None).unwrap()).unwrap();
+    assert_eq!((out.num_rows(), out.num_columns()), (0, 7));
+}
+
+#[test]
+fn bad_specs_are_coded_errors_naming_the_column() {
+    let schema = random_batches(3, 1, 1)[0].schema();
+    let bad = AggSpec { keys: vec!["k".into()], aggs: vec![AggExpr { name: "x".into(), func: "sum".into(), column: Some("k".into()) }] };
+    let e = partial(&bad, &schema, &[]).unwrap_err();
+    assert_eq!(e.code(), "ERR_SPILLWAY_FRAME");
+    assert!(e.to_string().contains("sum(\"k\") needs a numeric column"), "{e}");
+    let e = partial(&AggSpec { keys: vec!["zz".into()], aggs: vec![] }, &schema, &[]).unwrap_err();
+    assert!(e.to_string().contains("\"zz\""), "{e}");
+}

@@ -1,0 +1,193 @@
+//! Expressions over a batch, as the client builds them (plain data, checked
+//! there against the schema): columns, literals, comparisons, Kleene logic
+//! and null tests, evaluated with arrow-rs's vectorized kernels; then the
+//! filter and select that use them.
+
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::{new_null_array, Array, ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, StringArray, UInt32Array};
+use arrow_buffer::NullBuffer;
+use arrow_cast::cast;
+use arrow_ord::cmp;
+use arrow_schema::{DataType, Field, Schema};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{frame_err, frame_error};
+use crate::Result;
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "op", rename_all = "camelCase")]
+pub enum Expr {
+    Col { name: String },
+    /// `type` is the client's reading of the JS value; bigints arrive as strings.
+    Lit { value: Value, #[serde(rename = "type")] ty: String },
+    Eq { left: Box<Expr>, right: Box<Expr> },
+    Neq { left: Box<Expr>, right: Box<Expr> },
+    Gt { left: Box<Expr>, right: Box<Expr> },
+    GtEq { left: Box<Expr>, right: Box<Expr> },
+    Lt { left: Box<Expr>, right: Box<Expr> },
+    LtEq { left: Box<Expr>, right: Box<Expr> },
+    And { left: Box<Expr>, right: Box<Expr> },
+    Or { left: Box<Expr>, right: Box<Expr> },
+    Not { expr: Box<Expr> },
+    IsNull { expr: Box<Expr> },
+    IsNotNull { expr: Box<Expr> },
+    Alias { expr: Box<Expr>, name: String },
+}
+
+/// A value of an expression: a column as long as the batch, or a literal (one row).
+struct Val {
+    array: ArrayRef,
+    scalar: bool,
+}
+
+fn literal(value: &Value, ty: &str) -> Result<ArrayRef> {
+    let bad = || frame_error(format!("literal {value} is not a {ty}"));
+    Ok(match ty {
+        "null" => new_null_array(&DataType::Null, 1),
+        "int64" => {
+            let v = match value {
+                Value::String(s) => s.parse::<i64>().map_err(|_| bad())?,
+                v => v.as_i64().ok_or_else(bad)?,
+            };
+            Arc::new(Int64Array::from(vec![v]))
+        }
+        "float64" => Arc::new(Float64Array::from(vec![value.as_f64().ok_or_else(bad)?])),
+        "utf8" => Arc::new(StringArray::from(vec![value.as_str().ok_or_else(bad)?])),
+        "bool" => Arc::new(BooleanArray::from(vec![value.as_bool().ok_or_else(bad)?])),
+        _ => return Err(frame_error(format!("literals of type {ty:?} are not handled: use a number, bigint, string, boolean or null"))),
+    })
+}
+
+/// The type both sides of a comparison are read as.
+fn common_type(l: &DataType, r: &DataType) -> Result<DataType> {
+    Ok(match (l, r) {
+        _ if l == r => l.clone(),
+        (DataType::Null, t) | (t, DataType::Null) => t.clone(),
+        _ if l.is_integer() && r.is_integer() => DataType::Int64,
+        _ if (l.is_integer() || l.is_floating()) && (r.is_integer() || r.is_floating()) => DataType::Float64,
+        _ => return Err(frame_error(format!("cannot compare {l} with {r}"))),
+    })
+}
+
+fn as_type(v: Val, t: &DataType) -> Result<Val> {
+    if v.array.data_type() == t {
+        return Ok(v);
+    }
+    Ok(Val { array: cast(&v.array, t).map_err(frame_err("casting for a comparison"))?, scalar: v.scalar })
+}
+
+fn compare(batch: &RecordBatch, l: &Expr, r: &Expr, f: fn(&dyn arrow_array::Datum, &dyn arrow_array::Datum) -> std::result::Result<BooleanArray, arrow_schema::ArrowError>) -> Result<Val> {
+    let (l, r) = (eval(batch, l)?, eval(batch, r)?);
+    let t = common_type(l.array.data_type(), r.array.data_type())?;
+    let (l, r) = (as_type(l, &t)?, as_type(r, &t)?);
+    let scalar = l.scalar && r.scalar;
+    let wrap = |v: &Val| -> Box<dyn arrow_array::Datum> { if v.scalar { Box::new(arrow_array::Scalar::new(Arc::clone(&v.array))) } else { Box::new(Arc::clone(&v.array)) } };
+    let out = if scalar { f(&l.array, &r.array) } else { f(wrap(&l).as_ref(), wrap(&r).as_ref()) };
+    Ok(Val { array: Arc::new(out.map_err(frame_err("comparing"))?), scalar })
+}
+
+fn boolean(v: &Val, what: &str) -> Result<BooleanArray> {
+    match v.array.data_type() {
+        DataType::Boolean => Ok(v.array.as_boolean().clone()),
+        DataType::Null => Ok(BooleanArray::new_null(v.array.len())),
+        t => Err(frame_error(format!("{what} takes booleans, not {t}"))),
+    }
+}
+
+/// One row broadcast to `n` (a literal meeting a column).
+fn spread(v: Val, n: usize) -> Result<ArrayRef> {
+    if !v.scalar || v.array.len() == n {
+        return Ok(v.array);
+    }
+    arrow_select::take::take(&v.array, &UInt32Array::from(vec![0u32; n]), None).map_err(frame_err("broadcasting a literal"))
+}
+
+/// SQL's three-valued AND / OR over validity and value bits.
+fn kleene(l: &BooleanArray, r: &BooleanArray, and: bool) -> BooleanArray {
+    let (lv, rv) = (l.values(), r.values());
+    let all = |a: &BooleanArray| a.nulls().map(|n| n.inner().clone()).unwrap_or_else(|| arrow_buffer::BooleanBuffer::new_set(a.len()));
+    let (lk, rk) = (all(l), all(r));
+    // A known false (AND) or known true (OR) on either side decides the row.
+    let (ld, rd) = if and { (&lk & &!lv, &rk & &!rv) } else { (&lk & lv, &rk & rv) };
+    let valid = &(&(&lk & &rk) | &ld) | &rd;
+    let values = if and { lv & rv } else { &(&lk & lv) | &(&rk & rv) };
+    BooleanArray::new(values, Some(NullBuffer::new(valid)))
+}
+
+fn logic(batch: &RecordBatch, l: &Expr, r: &Expr, and: bool) -> Result<Val> {
+    let (l, r) = (eval(batch, l)?, eval(batch, r)?);
+    let scalar = l.scalar && r.scalar;
+    let n = if scalar { 1 } else { batch.num_rows() };
+    let what = if and { "and" } else { "or" };
+    let (l, r) = (boolean(&Val { array: spread(l, n)?, scalar }, what)?, boolean(&Val { array: spread(r, n)?, scalar }, what)?);
+    Ok(Val { array: Arc::new(kleene(&l, &r, and)), scalar })
+}
+
+fn null_test(batch: &RecordBatch, e: &Expr, want_null: bool) -> Result<Val> {
+    let v = eval(batch, e)?;
+    let n = v.array.len();
+    let valid = v.array.logical_nulls().map(|b| b.inner().clone()).unwrap_or_else(|| arrow_buffer::BooleanBuffer::new_set(n));
+    let bits = if want_null { !&valid } else { valid };
+    Ok(Val { array: Arc::new(BooleanArray::new(bits, None)), scalar: v.scalar })
+}
+
+fn eval(batch: &RecordBatch, e: &Expr) -> Result<Val> {
+    use Expr::*;
+    Ok(match e {
+        Col { name } => {
+            let array = batch.column_by_name(name).ok_or_else(|| frame_error(format!("no column {name:?} in this partition")))?;
+            Val { array: Arc::clone(array), scalar: false }
+        }
+        Lit { value, ty } => Val { array: literal(value, ty)?, scalar: true },
+        Eq { left, right } => compare(batch, left, right, cmp::eq)?,
+        Neq { left, right } => compare(batch, left, right, cmp::neq)?,
+        Gt { left, right } => compare(batch, left, right, cmp::gt)?,
+        GtEq { left, right } => compare(batch, left, right, cmp::gt_eq)?,
+        Lt { left, right } => compare(batch, left, right, cmp::lt)?,
+        LtEq { left, right } => compare(batch, left, right, cmp::lt_eq)?,
+        And { left, right } => logic(batch, left, right, true)?,
+        Or { left, right } => logic(batch, left, right, false)?,
+        Not { expr } => {
+            let v = eval(batch, expr)?;
+            let b = boolean(&v, "not")?;
+            Val { array: Arc::new(BooleanArray::new(!b.values(), b.nulls().cloned())), scalar: v.scalar }
+        }
+        IsNull { expr } => null_test(batch, expr, true)?,
+        IsNotNull { expr } => null_test(batch, expr, false)?,
+        Alias { expr, .. } => eval(batch, expr)?,
+    })
+}
+
+/// The column an expression makes, as long as the batch.
+pub fn evaluate(batch: &RecordBatch, e: &Expr) -> Result<ArrayRef> {
+    spread(eval(batch, e)?, batch.num_rows())
+}
+
+/// The rows where `predicate` is true (null counts as false, as in SQL's WHERE).
+pub fn filter(batch: &RecordBatch, predicate: &Expr) -> Result<RecordBatch> {
+    let mask = boolean(&Val { array: evaluate(batch, predicate)?, scalar: false }, "filter")?;
+    arrow_select::filter::filter_record_batch(batch, &mask).map_err(frame_err("filtering"))
+}
+
+/// The name an expression's column goes by: its column's, or its alias.
+pub fn output_name(e: &Expr) -> Result<String> {
+    match e {
+        Expr::Col { name } | Expr::Alias { name, .. } => Ok(name.clone()),
+        e => Err(frame_error(format!("{e:?} needs a name: add .alias(name)"))),
+    }
+}
+
+/// A batch of `exprs`' columns.
+pub fn select(batch: &RecordBatch, exprs: &[Expr]) -> Result<RecordBatch> {
+    let columns = exprs.iter().map(|e| evaluate(batch, e)).collect::<Result<Vec<_>>>()?;
+    let fields = exprs.iter().zip(&columns).map(|(e, c)| Ok(Field::new(output_name(e)?, c.data_type().clone(), true))).collect::<Result<Vec<_>>>()?;
+    let opts = arrow_array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+    RecordBatch::try_new_with_options(Arc::new(Schema::new(fields)), columns, &opts).map_err(frame_err("selecting"))
+}
+
+#[cfg(test)]
+#[path = "expr_tests.rs"]
+mod tests;

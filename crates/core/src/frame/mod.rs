@@ -1,0 +1,22 @@
+//! Frames: a partition is a set of Arrow record batches, and the kernels over
+//! them (read, expr, aggregate, ipc) are arrow-rs's where it has them. Plans
+//! arrive as plain JSON data (built and hashed on the client), so the binding
+//! only forwards bytes and strings; `plan` runs one task's worth of them.
+
+pub mod aggregate;
+pub mod expr;
+pub mod ipc;
+pub mod plan;
+pub mod read;
+pub mod types;
+
+use crate::Error;
+
+/// Maps an arrow error to a coded one, saying what was being done.
+pub(crate) fn frame_err<E: std::fmt::Display>(doing: &'static str) -> impl Fn(E) -> Error {
+    move |e| Error::Frame { message: format!("{doing}: {e}") }
+}
+
+pub(crate) fn frame_error(message: impl Into<String>) -> Error {
+    Error::Frame { message: message.into() }
+}

@@ -1,0 +1,135 @@
+//! One frame task's work, from its plan (JSON the client built and hashed)
+//! and its inputs (IPC bytes) to the IPC bytes of its output: the binding
+//! hands over owned bytes and a string, and gets bytes back, so a task
+//! crosses into the core once.
+
+use std::path::PathBuf;
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use serde::Deserialize;
+
+use super::aggregate::{self, AggSpec};
+use super::expr::{self, Expr};
+use super::read::{self, CsvOptions};
+use super::types::{self, FieldSpec};
+use super::{frame_err, frame_error, ipc};
+use crate::Result;
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Source {
+    /// The lines of `path` that begin in [start, end).
+    Csv { path: PathBuf, start: u64, end: Option<u64>, options: CsvOptions },
+    /// The batches of the task's inputs, in order.
+    Inputs,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Step {
+    Filter { predicate: Expr },
+    Select { exprs: Vec<Expr> },
+}
+
+#[derive(Debug, Deserialize)]
+pub struct PartitionPlan {
+    pub source: Source,
+    /// The source's schema (the reader's, known on the client).
+    pub schema: Vec<FieldSpec>,
+    #[serde(default)]
+    pub steps: Vec<Step>,
+    /// A groupBy's partial aggregation, last.
+    #[serde(default)]
+    pub partial: Option<AggSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct CombinePlan {
+    pub agg: AggSpec,
+    /// The last level: states become results.
+    #[serde(rename = "final")]
+    pub last: bool,
+    /// `[n, i]`: only the groups whose key hash is i modulo n (splitOut).
+    #[serde(default)]
+    pub split: Option<(u64, u64)>,
+}
+
+fn parse<'a, T: Deserialize<'a>>(json: &'a str, what: &str) -> Result<T> {
+    serde_json::from_str(json).map_err(|e| frame_error(format!("a {what} that is not one: {e}")))
+}
+
+fn apply(step: &Step, b: &RecordBatch) -> Result<RecordBatch> {
+    match step {
+        Step::Filter { predicate } => expr::filter(b, predicate),
+        Step::Select { exprs } => expr::select(b, exprs),
+    }
+}
+
+fn inputs(bytes: &[&[u8]]) -> Result<(Option<SchemaRef>, Vec<RecordBatch>)> {
+    let mut schema = None;
+    let mut out = Vec::new();
+    for b in bytes {
+        let (s, batches) = ipc::decode(b)?;
+        schema.get_or_insert(s);
+        out.extend(batches);
+    }
+    Ok((schema, out))
+}
+
+/// A partition's output: its source read, its steps applied, its partial aggregation done.
+pub fn run_partition(plan_json: &str, input: &[&[u8]]) -> Result<Vec<u8>> {
+    let plan: PartitionPlan = parse(plan_json, "frame partition plan")?;
+    let declared = types::from_specs(&plan.schema)?;
+    let (schema, mut batches) = match &plan.source {
+        Source::Csv { path, start, end, options } => (declared.clone(), read::read_csv_block(path, *start, *end, &declared, options)?),
+        Source::Inputs => {
+            let (s, b) = inputs(input)?;
+            (s.unwrap_or(declared), b)
+        }
+    };
+    // The steps run on an empty batch too: an empty partition still knows its output schema.
+    let mut empty = RecordBatch::new_empty(schema);
+    for step in &plan.steps {
+        empty = apply(step, &empty)?;
+        batches = batches.iter().map(|b| apply(step, b)).filter(|b| b.as_ref().map_or(true, |b| b.num_rows() > 0)).collect::<Result<_>>()?;
+    }
+    if let Some(spec) = &plan.partial {
+        let state = aggregate::partial(spec, &empty.schema(), &batches)?;
+        return ipc::encode(&state.schema(), &[state]);
+    }
+    ipc::encode(&empty.schema(), &batches)
+}
+
+/// Partial states merged (a level of the tree, or its last, which finishes
+/// them), one input decoded at a time.
+pub fn run_combine(plan_json: &str, input: &[&[u8]]) -> Result<Vec<u8>> {
+    let plan: CombinePlan = parse(plan_json, "frame combine plan")?;
+    let mut agg: Option<aggregate::Aggregator> = None;
+    for bytes in input {
+        let (schema, batches) = ipc::decode(bytes)?;
+        let a = match &mut agg {
+            Some(a) => a,
+            None => agg.insert(aggregate::Aggregator::merging(&plan.agg, &schema, plan.split)?),
+        };
+        for b in &batches {
+            a.update(b)?;
+        }
+    }
+    let mut state = agg.ok_or_else(|| frame_error("a combine with no inputs"))?.finish()?;
+    if plan.last {
+        state = aggregate::finish(&plan.agg, &state)?;
+    }
+    ipc::encode(&state.schema(), &[state])
+}
+
+/// The unified schema of CSV files (as `[{ name, type, nullable }]` JSON) from a sample of each.
+pub fn infer_csv(paths: &[PathBuf], options_json: &str, sample_bytes: usize) -> Result<String> {
+    let options: CsvOptions = parse(options_json, "CSV options object")?;
+    let schema = read::infer_csv_schema(paths, &options, sample_bytes)?;
+    serde_json::to_string(&types::to_specs(&schema)?).map_err(frame_err("describing a schema"))
+}
+
+#[cfg(test)]
+#[path = "plan_tests.rs"]
+mod tests;

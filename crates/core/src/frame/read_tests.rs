@@ -1,0 +1,84 @@
+use super::*;
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Float64Type, Int64Type};
+use std::io::Write;
+
+fn file(dir: &tempfile::TempDir, name: &str, text: &[u8]) -> PathBuf {
+    let p = dir.path().join(name);
+    File::create(&p).unwrap().write_all(text).unwrap();
+    p
+}
+
+fn rows(batches: &[RecordBatch]) -> usize {
+    batches.iter().map(|b| b.num_rows()).sum()
+}
+
+#[test]
+fn infers_types_unified_across_files_with_bom_crlf_quotes_and_nulls() {
+    let d = tempfile::tempdir().unwrap();
+    let a = file(&d, "a.csv", b"\xEF\xBB\xBFk,v,w\r\n\"x, y\",1,\r\nb,2,\r\n");
+    let b = file(&d, "b.csv", b"k,v,w\nc,2.5,NA\n");
+    let opts = CsvOptions { null_values: vec!["".into(), "NA".into()], ..Default::default() };
+    let s = infer_csv_schema(&[a.clone(), b], &opts, 1 << 20).unwrap();
+    let types: Vec<_> = s.fields().iter().map(|f| (f.name().as_str(), f.data_type().clone())).collect();
+    assert_eq!(types, vec![("k", DataType::Utf8), ("v", DataType::Float64), ("w", DataType::Utf8)]);
+    let out = read_csv_block(&a, 0, None, &s, &opts).unwrap();
+    assert_eq!(out[0].column(0).as_string::<i32>().value(0), "x, y");
+    assert_eq!(out[0].column(1).as_primitive::<Float64Type>().values().to_vec(), vec![1.0, 2.0]);
+    assert_eq!(out[0].column(2).null_count(), 2);
+}
+
+#[test]
+fn files_with_other_columns_are_an_error_naming_both() {
+    let d = tempfile::tempdir().unwrap();
+    let a = file(&d, "a.csv", b"k,v\n1,2\n");
+    let b = file(&d, "b.csv", b"k,u\n1,2\n");
+    let e = infer_csv_schema(&[a, b], &CsvOptions::default(), 1 << 20).unwrap_err();
+    assert_eq!(e.code(), "ERR_SPILLWAY_READ");
+    let m = e.to_string();
+    assert!(m.contains("b.csv") && m.contains("[k, u]") && m.contains("a.csv") && m.contains("[k, v]"), "{m}");
+}
+
+#[test]
+fn blocks_own_the_lines_that_begin_in_them_whatever_the_cut() {
+    let d = tempfile::tempdir().unwrap();
+    let mut text = b"id,name\n".to_vec();
+    for i in 0..500 {
+        text.extend_from_slice(format!("{i},n{}\r\n", i * 7).as_bytes());
+    }
+    let p = file(&d, "big.csv", &text);
+    let opts = CsvOptions::default();
+    let s = infer_csv_schema(&[p.clone()], &opts, 256).unwrap();
+    assert_eq!(s.field(0).data_type(), &DataType::Int64);
+    for block in [1u64, 7, 13, 100, 4096, 1 << 20] {
+        let mut ids = Vec::new();
+        let mut start = 0;
+        while start < text.len() as u64 {
+            let end = (start + block).min(text.len() as u64);
+            for b in read_csv_block(&p, start, Some(end), &s, &opts).unwrap() {
+                ids.extend(b.column(0).as_primitive::<Int64Type>().values().iter().copied());
+            }
+            start = end;
+        }
+        assert_eq!(ids, (0..500).collect::<Vec<i64>>(), "block size {block}");
+    }
+    assert_eq!(rows(&read_csv_block(&p, 3, Some(5), &s, &opts).unwrap()), 0);
+}
+
+#[test]
+fn a_value_that_does_not_fit_names_file_and_column() {
+    let d = tempfile::tempdir().unwrap();
+    let p = file(&d, "bad.csv", b"id,x\n1,2\n2,oops\n");
+    let s = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, true), Field::new("x", DataType::Int64, true)]));
+    let e = read_csv_block(&p, 0, None, &s, &CsvOptions::default()).unwrap_err();
+    assert_eq!(e.code(), "ERR_SPILLWAY_READ");
+    let m = e.to_string();
+    assert!(m.contains("bad.csv") && m.contains("\"x\"") && m.contains("oops"), "{m}");
+}
+
+#[test]
+fn options_are_checked() {
+    let bad = CsvOptions { delimiter: ";;".into(), ..Default::default() };
+    let e = infer_csv_schema(&[PathBuf::from("/nonexistent")], &bad, 10).unwrap_err();
+    assert_eq!(e.code(), "ERR_SPILLWAY_INVALID_ARGUMENT");
+}

@@ -1,0 +1,4 @@
+// `import { frame } from 'spillway'`: the readers and the collection's types.
+
+export { Frame, GroupBy, type AggOptions, type FrameTable } from './frame'
+export { readCsv, type FrameCsvOptions } from './readers'

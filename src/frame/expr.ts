@@ -1,0 +1,136 @@
+// Expressions and aggregates of frames, as Polars' (named as nodejs-polars
+// names them): plain data the client checks against the schema, hashes into
+// task keys, and the core evaluates (crates/core/src/frame/expr.rs).
+
+import { ArgumentError } from '../base/errors'
+import type { CompareOp, ExprData } from '../wire/frame'
+
+export type { ExprData } from '../wire/frame'
+
+/** A literal's JS value: numbers (integers become int64), bigints, strings, booleans, null. */
+export type LitValue = number | bigint | string | boolean | null
+
+/** A column expression; built with `col` and `lit`, combined by its methods. */
+export class Expr {
+  constructor(readonly data: ExprData) {}
+
+  #cmp(op: CompareOp, other: Expr | LitValue): Expr {
+    return new Expr({ op, left: this.data, right: exprOf(other, op).data })
+  }
+
+  eq(other: Expr | LitValue): Expr {
+    return this.#cmp('eq', other)
+  }
+  neq(other: Expr | LitValue): Expr {
+    return this.#cmp('neq', other)
+  }
+  gt(other: Expr | LitValue): Expr {
+    return this.#cmp('gt', other)
+  }
+  gtEq(other: Expr | LitValue): Expr {
+    return this.#cmp('gtEq', other)
+  }
+  lt(other: Expr | LitValue): Expr {
+    return this.#cmp('lt', other)
+  }
+  ltEq(other: Expr | LitValue): Expr {
+    return this.#cmp('ltEq', other)
+  }
+  /** SQL's three-valued AND: null and false is false, null and true is null. */
+  and(other: Expr | LitValue): Expr {
+    return new Expr({ op: 'and', left: this.data, right: exprOf(other, 'and').data })
+  }
+  or(other: Expr | LitValue): Expr {
+    return new Expr({ op: 'or', left: this.data, right: exprOf(other, 'or').data })
+  }
+  not(): Expr {
+    return new Expr({ op: 'not', expr: this.data })
+  }
+  isNull(): Expr {
+    return new Expr({ op: 'isNull', expr: this.data })
+  }
+  isNotNull(): Expr {
+    return new Expr({ op: 'isNotNull', expr: this.data })
+  }
+  /** The name of this expression's column in a `select`. */
+  alias(name: string): Expr {
+    if (typeof name !== 'string' || name === '') throw new ArgumentError([{ field: 'name', value: name, allowed: 'a non-empty column name' }], 'alias')
+    return new Expr({ op: 'alias', expr: this.data, name })
+  }
+
+  toString(): string {
+    return describeExpr(this.data)
+  }
+}
+
+/** The column `name`. */
+export function col(name: string): Expr {
+  if (typeof name !== 'string' || name === '') throw new ArgumentError([{ field: 'name', value: name, allowed: 'a non-empty column name' }], 'col')
+  return new Expr({ op: 'col', name })
+}
+
+/** A literal value, compared with columns as SQL does (an int64 column against 2.5 reads both as float64). */
+export function lit(value: LitValue): Expr {
+  if (value === null) return new Expr({ op: 'lit', value: null, type: 'null' })
+  if (typeof value === 'bigint') {
+    if (value < -(2n ** 63n) || value >= 2n ** 63n) throw new ArgumentError([{ field: 'value', value, allowed: 'a bigint in int64 range' }], 'lit')
+    return new Expr({ op: 'lit', value: value.toString(), type: 'int64' })
+  }
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new ArgumentError([{ field: 'value', value, allowed: 'a finite number' }], 'lit')
+    return new Expr({ op: 'lit', value, type: Number.isSafeInteger(value) ? 'int64' : 'float64' })
+  }
+  if (typeof value === 'string') return new Expr({ op: 'lit', value, type: 'utf8' })
+  if (typeof value === 'boolean') return new Expr({ op: 'lit', value, type: 'bool' })
+  throw new ArgumentError([{ field: 'value', value, allowed: 'a number, bigint, string, boolean or null' }], 'lit')
+}
+
+function exprOf(v: Expr | LitValue, what: string): Expr {
+  if (v instanceof Expr) return v
+  try {
+    return lit(v)
+  } catch {
+    throw new ArgumentError([{ field: 'other', value: v, allowed: 'an expression (col, lit) or a number, bigint, string, boolean or null' }], what)
+  }
+}
+
+export function describeExpr(e: ExprData): string {
+  switch (e.op) {
+    case 'col':
+      return `col(${JSON.stringify(e.name)})`
+    case 'lit':
+      return `lit(${e.type === 'int64' && typeof e.value === 'string' ? `${e.value}n` : JSON.stringify(e.value)})`
+    case 'not':
+    case 'isNull':
+    case 'isNotNull':
+      return `${describeExpr(e.expr)}.${e.op}()`
+    case 'alias':
+      return `${describeExpr(e.expr)}.alias(${JSON.stringify(e.name)})`
+    default:
+      return `${describeExpr(e.left)}.${e.op}(${describeExpr(e.right)})`
+  }
+}
+
+export type AggFunc = 'count' | 'sum' | 'mean' | 'min' | 'max'
+
+/** An aggregate of `groupBy(...).agg({ name: aggregate })`; nulls skipped, as SQL's. */
+export class Aggregate {
+  constructor(
+    readonly func: AggFunc,
+    readonly column?: string,
+  ) {}
+}
+
+function aggColumn(func: AggFunc, column: string | Expr | undefined, optional: boolean): Aggregate {
+  if (column === undefined && optional) return new Aggregate(func)
+  if (column instanceof Expr && column.data.op === 'col') return new Aggregate(func, column.data.name)
+  if (typeof column === 'string' && column !== '') return new Aggregate(func, column)
+  throw new ArgumentError([{ field: 'column', value: column instanceof Expr ? column.toString() : column, allowed: `a column name or col(name)${optional ? ', or nothing to count rows' : ''}` }], func)
+}
+
+/** Rows in the group; with a column, its non-null values. */
+export const count = (column?: string | Expr): Aggregate => aggColumn('count', column, true)
+export const sum = (column: string | Expr): Aggregate => aggColumn('sum', column, false)
+export const mean = (column: string | Expr): Aggregate => aggColumn('mean', column, false)
+export const min = (column: string | Expr): Aggregate => aggColumn('min', column, false)
+export const max = (column: string | Expr): Aggregate => aggColumn('max', column, false)

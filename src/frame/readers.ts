@@ -1,0 +1,96 @@
+// Frames from the user's files, planned on the client: the schema sampled
+// from every file and unified by the core (so it is known before anything
+// runs), each file cut into blocks of `blocksize` that the workers read with
+// that schema (crates/core/src/frame/read.rs).
+
+import { ArgumentError, callNativeSync, SpillwayError } from '../base/errors'
+import { parseBytes } from '../base/units'
+import { native } from '../native/binding'
+import { compressionOfName } from '../native/file-codecs'
+import type { CsvOptionsData, FieldSpec } from '../wire/frame'
+import { expandPaths, plannedFile, statFile } from '../bag/readers'
+import { Frame, type FramePart } from './frame'
+
+export interface FrameCsvOptions {
+  /** Bytes per partition: a number or '128 MiB' (default 64 MiB). */
+  blocksize?: number | string
+  /** Column names to types ('int64', 'float64', 'utf8', 'bool', 'date32', 'timestamp[ms]', …) for some or all columns; the rest are inferred. */
+  schema?: Record<string, string>
+  /** Field values read as null (default ['']); real files use 'NA', '\\N', 'null'. */
+  nullValues?: string[]
+  /** One character, default ','. */
+  delimiter?: string
+  /** One character, default '"'. */
+  quote?: string
+  /** Whether the first line names the columns (default true). */
+  header?: boolean
+  /** Bytes of each file read to infer types (default 1 MiB). */
+  sampleBytes?: number | string
+}
+
+const TYPE = /^(null|bool|u?int(8|16|32|64)|float(32|64)|utf8|date(32|64)|timestamp\[(s|ms|us|ns)\])$/
+const DEFAULT_BLOCKSIZE = 64 * 2 ** 20
+const OPTIONS = new Set(['blocksize', 'schema', 'nullValues', 'delimiter', 'quote', 'header', 'sampleBytes'])
+
+const bad = (field: string, value: unknown, allowed: string) => new ArgumentError([{ field, value, allowed }], 'frame.readCsv')
+
+function bytesOption(v: unknown, field: string, dflt: number): number {
+  const n = v === undefined ? dflt : parseBytes(v)
+  if (!n || n < 1) throw bad(field, v, "a positive number of bytes, or a size such as '64 MiB'")
+  return n
+}
+
+function csvOptions(o: FrameCsvOptions): CsvOptionsData {
+  const char = (v: unknown, field: string, dflt: string) => {
+    if (v === undefined) return dflt
+    if (typeof v !== 'string' || v.length !== 1 || v.charCodeAt(0) > 127) throw bad(field, v, 'one ASCII character')
+    return v
+  }
+  const nullValues = o.nullValues ?? ['']
+  if (!Array.isArray(nullValues) || !nullValues.every((v) => typeof v === 'string')) throw bad('options.nullValues', nullValues, "a list of strings, e.g. ['', 'NA']")
+  if (o.header !== undefined && typeof o.header !== 'boolean') throw bad('options.header', o.header, 'true or false')
+  return { delimiter: char(o.delimiter, 'options.delimiter', ','), quote: char(o.quote, 'options.quote', '"'), nullValues, header: o.header ?? true }
+}
+
+/** The inferred schema with the user's types in place of those they gave, every name they gave checked. */
+function withGivenTypes(inferred: FieldSpec[], given: Record<string, string> | undefined): FieldSpec[] {
+  if (given === undefined) return inferred
+  if (given === null || typeof given !== 'object') throw bad('options.schema', given, "an object of column names to types, e.g. { id: 'int64', name: 'utf8' }")
+  for (const [name, type] of Object.entries(given)) {
+    if (!inferred.some((f) => f.name === name)) {
+      throw new SpillwayError('ERR_SPILLWAY_COLUMN_NOT_FOUND', `frame.readCsv: options.schema names column ${JSON.stringify(name)}, which the files do not have; their columns are ${inferred.map((f) => JSON.stringify(f.name)).join(', ')}`, { column: name })
+    }
+    if (typeof type !== 'string' || !TYPE.test(type)) throw bad(`options.schema.${name}`, type, "a type: 'bool', 'int8'…'int64', 'uint8'…'uint64', 'float32', 'float64', 'utf8', 'date32', 'date64', 'timestamp[s|ms|us|ns]'")
+  }
+  return inferred.map((f) => (given[f.name] === undefined ? f : { ...f, type: given[f.name] }))
+}
+
+/**
+ * A frame of CSV files (a path, a glob or a list): types inferred from the
+ * first `sampleBytes` of every file and unified across them (integers and
+ * floats make float64, any other mix utf8), or given in `schema`. Each file
+ * is cut into blocks of `blocksize` at line ends; a quoted field that holds
+ * a newline must not straddle a block boundary (use a blocksize past the
+ * file's size for such files).
+ */
+export function readCsv(paths: string | string[], options: FrameCsvOptions = {}): Frame {
+  if (options === null || typeof options !== 'object') throw bad('options', options, `an object { ${[...OPTIONS].join(', ')} }`)
+  for (const k of Object.keys(options)) if (!OPTIONS.has(k)) throw bad(`options.${k}`, (options as any)[k], `one of ${[...OPTIONS].join(', ')}`)
+  const blocksize = bytesOption(options.blocksize, 'options.blocksize', DEFAULT_BLOCKSIZE)
+  const sampleBytes = bytesOption(options.sampleBytes, 'options.sampleBytes', 2 ** 20)
+  const opts = csvOptions(options)
+  const files = expandPaths(paths, 'frame.readCsv').map((path) => {
+    if (compressionOfName(path)) throw new SpillwayError('ERR_SPILLWAY_INVALID_ARGUMENT', `frame.readCsv: ${path} is compressed, which frames do not read yet; decompress it first`, { path })
+    return plannedFile(path, statFile(path, 'frame.readCsv'))
+  })
+  const inferred = JSON.parse(callNativeSync(() => native.frameInferCsv(files.map((f) => f.path), JSON.stringify(opts), sampleBytes))) as FieldSpec[]
+  const fields = withGivenTypes(inferred, options.schema)
+  const parts: FramePart[] = []
+  for (const f of files) {
+    const { path, size, mtimeMs } = f
+    for (let start = 0; start < size || start === 0; start += blocksize) {
+      parts.push({ source: { kind: 'csv', path, start, end: Math.min(size, start + blocksize), size, mtimeMs, options: opts }, deps: [] })
+    }
+  }
+  return new Frame('read-csv', parts, fields)
+}

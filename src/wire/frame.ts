@@ -1,0 +1,51 @@
+// Frame plans as they travel to a worker and into the core
+// (crates/core/src/frame/plan.rs): plain data, hashed into task keys on the
+// client, handed to the core as JSON.
+
+export type CompareOp = 'eq' | 'neq' | 'gt' | 'gtEq' | 'lt' | 'ltEq'
+
+export type ExprData =
+  | { op: 'col'; name: string }
+  | { op: 'lit'; value: number | string | boolean | null; type: 'int64' | 'float64' | 'utf8' | 'bool' | 'null' }
+  | { op: CompareOp | 'and' | 'or'; left: ExprData; right: ExprData }
+  | { op: 'not' | 'isNull' | 'isNotNull'; expr: ExprData }
+  | { op: 'alias'; expr: ExprData; name: string }
+
+/** A column as the core describes it (crates/core/src/frame/types.rs). */
+export interface FieldSpec {
+  name: string
+  type: string
+  nullable: boolean
+}
+
+export interface CsvOptionsData {
+  delimiter: string
+  quote: string
+  nullValues: string[]
+  header: boolean
+}
+
+/** Where a partition's batches come from: a block of a CSV file (the lines that begin in [start, end)), or its inputs' IPC. */
+export type FrameSource = { kind: 'csv'; path: string; start: number; end: number; size: number; mtimeMs: number; options: CsvOptionsData } | { kind: 'inputs' }
+
+export type FrameStep = { kind: 'filter'; predicate: ExprData } | { kind: 'select'; exprs: ExprData[] }
+
+export interface AggSpecData {
+  keys: string[]
+  aggs: { name: string; func: string; column?: string }[]
+}
+
+/** A `frame.partition` task's plan. */
+export interface PartitionPlan {
+  source: FrameSource
+  schema: FieldSpec[]
+  steps: FrameStep[]
+  partial?: AggSpecData
+}
+
+/** A `frame.combine` task's plan: partial states merged, finished at the last level, split n ways by key hash. */
+export interface CombinePlan {
+  agg: AggSpecData
+  final: boolean
+  split?: [number, number]
+}

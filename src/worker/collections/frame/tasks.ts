@@ -1,0 +1,33 @@
+// A frame's two task kinds as the worker runs them: each hands its plan and
+// its inputs' IPC bytes to the core (off the JS thread) and returns the IPC
+// bytes of its output, which the worker stores as they are (raw bytes in its
+// SpillBuffer: counted in managed memory, spilled compressed).
+
+import { callNative, ownTaskError, SpillwayError } from '../../../base/errors'
+import { native } from '../../../native/binding'
+import type { CombinePlan, PartitionPlan } from '../../../wire/frame'
+
+function ipcOf(v: unknown, i: number): Buffer {
+  if (!ArrayBuffer.isView(v)) throw ownTaskError('ERR_SPILLWAY_PROTOCOL', `a frame task's input ${i} is ${v === null ? 'null' : typeof v}, not a partition's IPC bytes`)
+  return Buffer.isBuffer(v) ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength)
+}
+
+/** The core's coded errors keep their code as the task's error. */
+async function run(call: () => Promise<Buffer>): Promise<Buffer> {
+  try {
+    return await callNative(call)
+  } catch (e) {
+    if (e instanceof SpillwayError) throw ownTaskError(e.code, e.message, e.details as Record<string, unknown>)
+    throw e
+  }
+}
+
+export function runFramePartition(plan: PartitionPlan, ...inputs: unknown[]): Promise<Buffer> {
+  const bytes = inputs.map(ipcOf)
+  return run(() => native.frameRunPartition(JSON.stringify(plan), bytes))
+}
+
+export function runFrameCombine(plan: CombinePlan, ...inputs: unknown[]): Promise<Buffer> {
+  const bytes = inputs.map(ipcOf)
+  return run(() => native.frameRunCombine(JSON.stringify(plan), bytes))
+}
