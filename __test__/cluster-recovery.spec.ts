@@ -57,7 +57,7 @@ test('a chunk larger than a worker can make is refused before any task starts, n
   })
   t.is((err as any).code, 'ERR_SPILLWAY_TOO_LARGE', String(err))
   t.true(err!.message.includes(`chunk ${JSON.stringify(big.keys()[0])} is 1526 MiB (200000000 elements)`), err!.message)
-  t.regex(err!.message, /more than 40% of a worker's 1024 MiB limit: use smaller chunks, of at most 137 MiB \(17895697 elements\)/)
+  t.regex(err!.message, /more than 30% of a worker's 1024 MiB limit: use smaller chunks, of at most 102 MiB \(13421772 elements\)/)
   t.is(client.scheduler.totalTasks, before, 'nothing was submitted')
   t.is(c.nannies.reduce((a, n) => a + n.restarts, 0), 0)
   const small = await client.persist(random.random([1_000_000], { chunks: 100_000, seed: 2 }))
