@@ -109,15 +109,22 @@ function writeNdjson(file, bytes, rand) {
   return { bytes: written, lines, users: perUser.size, totalBytesField: total }
 }
 
+/** The manifest at `manifestPath` if it was written by this version for `spec`; else undefined (the data is stale or missing). */
+function cachedManifest(manifestPath, spec) {
+  try {
+    const m = JSON.parse(fs.readFileSync(manifestPath, 'utf8'))
+    if (m.version === VERSION && JSON.stringify(m.spec) === JSON.stringify(spec)) return m
+  } catch {}
+  return undefined
+}
+
 /** The cache directory for `size` ('quick' or 'default'), generated if its manifest is missing or stale. */
 function ensureData(size, log = console.log) {
   const spec = SIZES[size]
   const dir = path.join(os.tmpdir(), `spillway-bench-bag-${size}`)
   const manifestPath = path.join(dir, 'manifest.json')
-  try {
-    const m = JSON.parse(fs.readFileSync(manifestPath, 'utf8'))
-    if (m.version === VERSION && JSON.stringify(m.spec) === JSON.stringify(spec)) return m
-  } catch {}
+  const cached = cachedManifest(manifestPath, spec)
+  if (cached) return cached
   fs.rmSync(dir, { recursive: true, force: true })
   const t0 = Date.now()
   log(`bench/bag: generating ${size} input files into ${dir} (once) …`)
@@ -229,10 +236,8 @@ function ensureSmallFiles(size, log = console.log) {
   const spec = FILE_SIZES[size]
   const dir = path.join(os.tmpdir(), `spillway-bench-bag-files-${size}`)
   const manifestPath = path.join(dir, 'manifest.json')
-  try {
-    const m = JSON.parse(fs.readFileSync(manifestPath, 'utf8'))
-    if (m.version === VERSION && JSON.stringify(m.spec) === JSON.stringify(spec)) return m
-  } catch {}
+  const cached = cachedManifest(manifestPath, spec)
+  if (cached) return cached
   fs.rmSync(dir, { recursive: true, force: true })
   const t0 = Date.now()
   log(`bench/bag: generating ${spec.files} small source files into ${dir} (once) …`)
