@@ -8,6 +8,7 @@ p = argparse.ArgumentParser()
 p.add_argument('--dir', required=True)
 p.add_argument('--mem', type=int, required=True)
 p.add_argument('--threads', type=int, default=2)
+p.add_argument('--case', default='groupby')
 a = p.parse_args()
 
 con = duckdb.connect()

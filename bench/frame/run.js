@@ -1,12 +1,15 @@
 #!/usr/bin/env node
-// bench/frame: a frame group-by with aggregates (count, sum, mean, min, max
-// by two keys) against DuckDB on the same generated CSV files, 2 workers
-// against DuckDB's threads = 2 and memory_limit = the workers' total. Every
-// side runs in a fresh process per repetition, the order alternating;
-// min / median / max, and the ratio of medians.
+// bench/frame: frames against DuckDB (threads = the workers, memory_limit =
+// the workers' total), Polars (streaming engine, POLARS_MAX_THREADS = the
+// workers) and Dask DataFrame (P2P shuffle, a LocalCluster of the same
+// workers) on the same generated files. Every side runs in a fresh process
+// per repetition, the order rotating; min / median / max, and each peer's
+// ratio of medians (spillway / peer).
 //
-//   node bench/frame/run.js [--reps N] [--quick] [--json] [--verbose]
-//     --quick   ~60 MB of CSV (default ~600 MB, 0.3× the workers' 2 GiB)
+//   node bench/frame/run.js [--case groupby] [--size small|big] [--reps N] [--sides a,b] [--quick] [--json] [--verbose]
+//     --size small  ~600 MB of CSV on 2 × 1 GiB workers: 0.3× their memory (default)
+//     --size big    ~1.5 GB of CSV on 2 × 256 MiB workers: 3× their memory
+//     --quick       ~60 MB of CSV on 2 × 1 GiB workers
 'use strict'
 
 const path = require('node:path')
@@ -15,46 +18,63 @@ const { PY, pythonEnv, machine } = require('../dask/sides')
 const { runProc, spreadOf } = require('../proc')
 const { ensureData } = require('./gen')
 
-const { values: opts } = parseArgs({ options: { reps: { type: 'string' }, quick: { type: 'boolean' }, json: { type: 'boolean' }, verbose: { type: 'boolean' } }, strict: false })
-const QUICK = !!opts.quick
-const REPS = Number(opts.reps ?? (QUICK ? 3 : 5))
+const { values: opts } = parseArgs({
+  options: { case: { type: 'string', default: 'groupby' }, size: { type: 'string', default: 'small' }, reps: { type: 'string' }, sides: { type: 'string' }, quick: { type: 'boolean' }, json: { type: 'boolean' }, verbose: { type: 'boolean' } },
+  strict: false,
+})
 const MiB = 2 ** 20
 const WORKERS = 2
-const MEM = 1024 * MiB
-const SIZE = QUICK ? { tag: 'quick', bytes: 60e6, files: 6, keys: 5000 } : { tag: 'default', bytes: 600e6, files: 24, keys: 50000 }
-const BLOCKSIZE = QUICK ? 8 * MiB : 32 * MiB
+const SIZES = {
+  quick: { data: { tag: 'quick', bytes: 60e6, files: 6, keys: 5000 }, mem: 1024 * MiB, blocksize: 8 * MiB },
+  small: { data: { tag: 'default', bytes: 600e6, files: 24, keys: 50000 }, mem: 1024 * MiB, blocksize: 32 * MiB },
+  big: { data: { tag: 'big', bytes: 1.5e9, files: 48, keys: 200000 }, mem: 256 * MiB, blocksize: 16 * MiB },
+}
+const SIZE = SIZES[opts.quick ? 'quick' : opts.size]
+if (!SIZE) throw new Error(`--size ${opts.size}: one of small, big`)
+const REPS = Number(opts.reps ?? (opts.quick ? 3 : 5))
 const log = opts.json ? (...a) => console.error(...a) : (...a) => console.log(...a)
 
-const sides = {
-  spillway: (data) => runProc(process.execPath, [path.join(__dirname, 'spillway_side.js'), '--dir', data.dir, '--mem', String(MEM), '--workers', String(WORKERS), '--blocksize', String(BLOCKSIZE)], process.env, 900, { verbose: opts.verbose }),
-  duckdb: (data) => runProc(PY, [path.join(__dirname, 'duckdb_side.py'), '--dir', data.dir, '--mem', String(MEM * WORKERS), '--threads', String(WORKERS)], pythonEnv(), 900, { verbose: opts.verbose, python: true }),
+/** Each case: its target ratios against each peer (spillway / peer ≤ target). */
+const CASES = {
+  groupby: { what: 'group-by of 2 keys with count, sum, mean, min, max', targets: { duckdb: 1.0, dask: 0.25 } },
 }
+const CASE = CASES[opts.case]
+if (!CASE) throw new Error(`--case ${opts.case}: one of ${Object.keys(CASES).join(', ')}`)
+
+const common = (data) => ['--dir', data.dir, '--case', opts.case]
+const SIDES = {
+  spillway: (data) => runProc(process.execPath, [path.join(__dirname, 'spillway_side.js'), ...common(data), '--mem', String(SIZE.mem), '--workers', String(WORKERS), '--blocksize', String(SIZE.blocksize)], process.env, 1800, { verbose: opts.verbose }),
+  duckdb: (data) => runProc(PY, [path.join(__dirname, 'duckdb_side.py'), ...common(data), '--mem', String(SIZE.mem * WORKERS), '--threads', String(WORKERS)], pythonEnv(), 1800, { verbose: opts.verbose, python: true }),
+  polars: (data) => runProc(PY, [path.join(__dirname, 'polars_side.py'), ...common(data)], { ...pythonEnv(), POLARS_MAX_THREADS: String(WORKERS) }, 1800, { verbose: opts.verbose, python: true }),
+  dask: (data) => runProc(PY, [path.join(__dirname, 'dask_side.py'), ...common(data), '--mem', String(SIZE.mem), '--workers', String(WORKERS), '--blocksize', String(SIZE.blocksize)], pythonEnv(), 1800, { verbose: opts.verbose, python: true }),
+}
+const names = opts.sides ? opts.sides.split(',') : Object.keys(SIDES)
+for (const n of names) if (!SIDES[n]) throw new Error(`--sides: ${n} is not one of ${Object.keys(SIDES).join(', ')}`)
 
 async function main() {
-  const data = ensureData(SIZE)
-  log(`data: ${data.rows} rows in ${data.files} files at ${data.dir}`)
-  const results = { spillway: [], duckdb: [] }
+  const data = ensureData(SIZE.data)
+  log(`bench/frame ${opts.case} (${CASE.what}): ${data.rows} rows in ${data.files} files at ${data.dir}; ${WORKERS} × ${SIZE.mem / MiB} MiB workers`)
+  const results = Object.fromEntries(names.map((n) => [n, []]))
   for (let r = 0; r < REPS; r++) {
-    const order = r % 2 === 0 ? ['spillway', 'duckdb'] : ['duckdb', 'spillway']
+    const order = names.map((_, i) => names[(i + r) % names.length])
     for (const side of order) {
-      const out = await sides[side](data)
+      const out = await SIDES[side](data)
       results[side].push(out)
       log(`rep ${r + 1} ${side}: ${out.error ?? `${out.seconds.toFixed(2)} s, ${out.groups} groups, ${out.rows} rows`} (busy before ${(out.busyBefore * 100).toFixed(0)} %)`)
     }
   }
   const ok = (side) => results[side].filter((x) => !x.error)
-  const agree = ok('spillway').every((s) => ok('duckdb').every((d) => d.groups === s.groups && d.rows === s.rows))
-  const spread = { spillway: spreadOf(ok('spillway').map((x) => x.seconds)), duckdb: spreadOf(ok('duckdb').map((x) => x.seconds)) }
-  const ratio = spread.spillway && spread.duckdb ? spread.spillway.median / spread.duckdb.median : undefined
-  const summary = { size: SIZE, blocksize: BLOCKSIZE, workers: WORKERS, memPerWorker: MEM, spread, ratio, agree, target: 1.0, machine: machine() }
-  if (opts.json) console.log(JSON.stringify(summary))
-  else {
-    for (const side of ['spillway', 'duckdb']) {
-      const s = spread[side]
-      log(`${side}: ${s ? `min ${s.min.toFixed(2)} / median ${s.median.toFixed(2)} / max ${s.max.toFixed(2)} s (n=${s.n})` : 'no run finished'}`)
-    }
-    log(`group-by: spillway / DuckDB = ${ratio?.toFixed(2) ?? '?'}× (target ≤ 1.0×); answers agree: ${agree}`)
+  const answers = new Set(names.flatMap((n) => ok(n).map((x) => `${x.groups}/${x.rows}`)))
+  const spread = Object.fromEntries(names.map((n) => [n, spreadOf(ok(n).map((x) => x.seconds))]))
+  const ratios = Object.fromEntries(names.filter((n) => n !== 'spillway' && spread[n] && spread.spillway).map((n) => [n, spread.spillway.median / spread[n].median]))
+  const summary = { case: opts.case, size: SIZE, workers: WORKERS, spread, ratios, targets: CASE.targets, agree: answers.size === 1, machine: machine() }
+  if (opts.json) return console.log(JSON.stringify(summary))
+  for (const n of names) {
+    const s = spread[n]
+    log(`${n}: ${s ? `min ${s.min.toFixed(2)} / median ${s.median.toFixed(2)} / max ${s.max.toFixed(2)} s (n=${s.n})` : 'no run finished'}`)
   }
+  for (const [n, v] of Object.entries(ratios)) log(`${opts.case}: spillway / ${n} = ${v.toFixed(2)}×${CASE.targets[n] ? ` (target ≤ ${CASE.targets[n]}×: ${v <= CASE.targets[n] ? 'met' : 'NOT met'})` : ''}`)
+  log(`answers agree: ${answers.size === 1} (${[...answers].join(', ')})`)
 }
 
 main().catch((e) => {

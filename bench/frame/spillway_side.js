@@ -15,6 +15,7 @@ const { values: o } = parseArgs({
     mem: { type: 'string' },
     blocksize: { type: 'string', default: String(32 << 20) },
     workers: { type: 'string', default: '2' },
+    case: { type: 'string', default: 'groupby' },
   },
 })
 
