@@ -67,6 +67,7 @@ export { TimelineSampler, RingBuffer, type TimelineSample, type TimelineJSON, ty
 export type { ClusterView, WorkerRow, TaskView, TaskGroup } from './dashboard/state'
 export { withProgress, ProgressBar, progressEnabled, taskProgress, type ProgressBarOptions, type WithProgressOptions, type ProgressStream } from './client/progress'
 export type { ProgressOption, ClientOptions } from './client/client'
+export type { IterateOptions, IterateItem } from './client/iterate'
 export type { KeyLike, WorkersOption } from './client/cluster-ops'
 export type { RetireOptions, RetireReport } from './scheduler/retire'
 export type { RebalanceResult } from './scheduler/rebalance'

@@ -21,12 +21,13 @@ import { checkKeys } from '../wire/keys'
 import type { Future } from '../futures/future'
 import type { FunctionOf, Gathered, MapIterables, Resolvable, ResultOf, ScatteredArray, ScatteredObject, SubmitRest } from '../futures/typing'
 import { withProgress } from './progress'
-import { hasWhat, keysOf, rebalanceValues, replicateValues, restart, retire, runOnWorkers, whoHas, type KeyLike, type WorkersOption } from './cluster-ops'
+import { hasWhat, keysOf, rebalanceValues, replicateValues, restart, retire, runOnWorkers, waitForWorkers, whoHas, type KeyLike, type WorkersOption } from './cluster-ops'
 import type { RetireOptions, RetireReport } from '../scheduler/retire'
 import type { RebalanceResult } from '../scheduler/rebalance'
 import { lowestOn } from '../config/thresholds'
 import { OPTIONS } from '../config/options'
 import { checkGraphSize } from './graph-limit'
+import { iterateCollection, type IterateItem, type IterateOptions } from './iterate'
 
 export interface ClientOptions {
   dashboardLink?: string
@@ -229,6 +230,12 @@ export class Client {
     }
   }
 
+  /** A bag's items or a frame's RecordBatches, in order as partitions finish, a few partitions held at a time (iterate.ts). */
+  iterate<C extends Bag<any> | Frame>(collection: C, options?: IterateOptions): AsyncIterableIterator<IterateItem<C>> {
+    const host = { scheduler: this.scheduler, check: () => this.#check(), checkSize: (c: Bag<any> | Frame) => this.#checkBagSize(c), submitGraph: (subs: TaskSubmission[]) => this.#submitGraph(subs), fetch: (k: string) => this.#futures.fetch(k) }
+    return iterateCollection(host, collection, options) as AsyncIterableIterator<IterateItem<C>>
+  }
+
   /** The first `n` items, computing only the partitions it needs, in order. */
   async #take<T>(bag: Bag<T>, n: number): Promise<T[]> {
     const out: T[] = []
@@ -310,21 +317,7 @@ export class Client {
    */
   async waitForWorkers(n: number, options: { timeout?: number } = {}): Promise<void> {
     this.#check()
-    if (!(Number.isInteger(n) && n >= 0)) throw new ArgumentError([{ field: 'n', value: n, allowed: 'an integer ≥ 0' }], 'waitForWorkers arguments')
-    const t = options.timeout
-    if (t !== undefined && !(typeof t === 'number' && t >= 0)) throw new ArgumentError([{ field: 'options.timeout', value: t, allowed: 'milliseconds ≥ 0' }], 'waitForWorkers options')
-    const s = this.scheduler
-    if (s.workers.size >= n) return
-    await new Promise<void>((resolve, reject) => {
-      const timer = t === undefined ? undefined : setTimeout(() => done(new SpillwayError('ERR_SPILLWAY_TIMEOUT', `${s.workers.size} of ${n} workers after ${t} ms`, { have: s.workers.size, want: n, timeout: t })), t)
-      const onAdded = () => s.workers.size >= n && done()
-      const done = (err?: Error) => {
-        clearTimeout(timer)
-        s.off('worker-added', onAdded)
-        err ? reject(err) : resolve()
-      }
-      s.on('worker-added', onAdded)
-    })
+    return waitForWorkers(this.scheduler, n, options)
   }
 
   /** Threads per worker, keyed by worker address. */
