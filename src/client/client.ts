@@ -4,6 +4,7 @@
 import { ChunkedArray, Reduction } from '../array/array'
 import { Bag, BagItem, BagTake } from '../bag/bag'
 import { Frame, tableOf, type FrameTable } from '../frame/frame'
+import { materializedOf } from '../frame/batches'
 import { combinePartials, finishPartial } from '../native/chunks'
 import type { LocalCluster } from '../deploy/local-cluster'
 import type { Scheduler, TaskSubmission } from '../scheduler/scheduler'
@@ -85,9 +86,10 @@ export class Client {
    */
   async persist(array: ChunkedArray, options?: ProgressOption): Promise<ChunkedArray>
   async persist<T>(bag: Bag<T>, options?: ProgressOption): Promise<Bag<T>>
-  async persist(array: ChunkedArray | Bag, options: ProgressOption = {}): Promise<ChunkedArray | Bag> {
+  async persist(frame: Frame, options?: ProgressOption): Promise<Frame>
+  async persist(array: ChunkedArray | Bag | Frame, options: ProgressOption = {}): Promise<ChunkedArray | Bag | Frame> {
     this.#check()
-    if (array instanceof Bag) return this.#persistBag(array, options)
+    if (array instanceof Bag || array instanceof Frame) return this.#persistBag(array, options)
     if (!(array instanceof ChunkedArray)) {
       throw new ConfigError([{ field: 'array', value: typeof array, allowed: 'an array from random.random / random.randint, or a bag' }], 'persist argument')
     }
@@ -199,12 +201,15 @@ export class Client {
     }
   }
 
-  async #persistBag<T>(bag: Bag<T>, options: ProgressOption): Promise<Bag<T>> {
+  async #persistBag(bag: Bag<any> | Frame, options: ProgressOption): Promise<Bag<any> | Frame> {
     this.#checkBagSize(bag)
-    const tasks = bag.tasks(true)
-    this.#submitGraph(tasks)
     const keys = bag.keys()
-    const bound = bag.materialized({ release: this.#releaser(keys, tasks) })
+    // A frame's partitions may be upstream tasks' outputs as they are (a groupBy's): held too.
+    const own = new Set(keys)
+    const tasks = bag.tasks(true).map((t) => (own.has(t.key) ? { ...t, hold: true } : t))
+    this.#submitGraph(tasks)
+    const owner = { release: this.#releaser(keys, tasks) }
+    const bound = bag instanceof Frame ? materializedOf(bag, owner) : bag.materialized(owner)
     if (options.progress && !this.silenceLogs) void withProgress(this, keys, () => this.scheduler.waitFor(keys), { label: 'persist' }).catch(() => {})
     return bound
   }

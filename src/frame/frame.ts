@@ -6,6 +6,7 @@
 // then merges the partial states in a tree.
 
 import { tableFromIPC, type Table } from 'apache-arrow'
+import { sameColumns } from '../wire/arrow-types'
 import { ArgumentError } from '../base/errors'
 import type { TaskSubmission } from '../scheduler/scheduler'
 import type { AggSpecData, ExprData, FieldSpec, FrameSource, FrameStep, PartitionPlan } from '../wire/frame'
@@ -161,6 +162,6 @@ export class GroupBy {
 
 /** The partitions' IPC bytes as one apache-arrow Table, in order. */
 export function tableOf(parts: unknown[]): Table {
-  const tables = parts.map((p) => tableFromIPC(p as Uint8Array))
+  const tables = sameColumns(parts.map((p) => tableFromIPC(p as Uint8Array)))
   return tables.length === 1 ? tables[0] : tables[0].concat(...tables.slice(1))
 }
