@@ -86,7 +86,7 @@ export class Client {
    */
   async persist(array: ChunkedArray, options?: ProgressOption): Promise<ChunkedArray>
   async persist<T>(bag: Bag<T>, options?: ProgressOption): Promise<Bag<T>>
-  async persist(frame: Frame, options?: ProgressOption): Promise<Frame>
+  async persist<S>(frame: Frame<S>, options?: ProgressOption): Promise<Frame<S>>
   async persist(array: ChunkedArray | Bag | Frame, options: ProgressOption = {}): Promise<ChunkedArray | Bag | Frame> {
     this.#check()
     if (array instanceof Bag || array instanceof Frame) return this.#persistBag(array, options)
@@ -116,7 +116,7 @@ export class Client {
   async compute(expr: Reduction, options?: ProgressOption): Promise<number>
   async compute<T>(expr: BagItem<T>, options?: ProgressOption): Promise<T>
   async compute<T>(expr: Bag<T> | BagTake<T>, options?: ProgressOption): Promise<T[]>
-  async compute(expr: Frame, options?: ProgressOption): Promise<FrameTable>
+  async compute<S>(expr: Frame<S>, options?: ProgressOption): Promise<FrameTable<S>>
   async compute(expr: Reduction | BagItem | Bag | BagTake | Frame, options: ProgressOption = {}): Promise<unknown> {
     this.#check()
     if (expr instanceof BagTake) return this.#take(expr.bag, expr.n)

@@ -6,10 +6,10 @@
 // as it holds it, so its memory is a few partitions whatever the
 // collection's size or the reader's pace.
 
-import { tableFromIPC, type RecordBatch } from 'apache-arrow'
+import { tableFromIPC } from 'apache-arrow'
 import { ArgumentError } from '../base/errors'
 import { Bag } from '../bag/bag'
-import { Frame } from '../frame/frame'
+import { Frame, type FrameBatch } from '../frame/frame'
 import type { Scheduler, TaskSubmission } from '../scheduler/scheduler'
 import { shufflesOf } from '../scheduler/shuffle'
 
@@ -21,7 +21,7 @@ export interface IterateOptions {
 }
 
 /** What `client.iterate(c)` yields: a bag's items, or a frame's apache-arrow RecordBatches. */
-export type IterateItem<C> = C extends Frame ? RecordBatch : C extends Bag<infer T> ? T : never
+export type IterateItem<C> = C extends Frame<infer S> ? FrameBatch<S> : C extends Bag<infer T> ? T : never
 
 /** What iterate needs of the client. */
 export interface IterateHost {

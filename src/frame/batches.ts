@@ -14,16 +14,17 @@ import type { FieldSpec } from '../wire/frame'
 import type { FromItemsSpec, MapBatchesSpec, ToBagSpec } from '../wire/frame-js'
 import { nativeFunction, type TaskFunction } from '../wire/functions'
 import { fieldsOf } from '../wire/arrow-types'
-import { Frame } from './frame'
+import { Frame, type ColumnTypes } from './frame'
+import type { Given } from './typing'
 
-export interface MapBatchesOptions {
+export interface MapBatchesOptions<T extends ColumnTypes = any> {
   /**
    * The output's columns, `{ name: type }`: known before anything runs (so
    * later steps are checked), and each result checked against it. Without
    * it the columns are known only once it runs: steps that name columns
    * (filter, select, groupBy) need it.
    */
-  schema?: Record<string, string>
+  schema?: T
 }
 
 export interface ToBagOptions {
@@ -94,18 +95,18 @@ export function releaseOf(f: Frame): void {
 // bag/ (a bag cannot import frames), and frame.ts stays free of a circle
 // with this file. Loaded with the package (frame/api.ts).
 declare module './frame' {
-  interface Frame {
+  interface Frame<S = any> {
     /**
      * `fn(table, arrow)` on the workers over each partition as an
      * apache-arrow Table (`arrow`: the apache-arrow module, for a
      * self-contained function to build tables with), giving a Table or a
      * Promise of one.
      */
-    mapBatches(fn: TaskFunction, options?: MapBatchesOptions): Frame
+    mapBatches<const T extends ColumnTypes = any>(fn: TaskFunction, options?: MapBatchesOptions<T>): Frame<Given<T>>
     /** The rows as plain objects, one bag partition per frame partition. */
     toBag<T = Record<string, unknown>>(options?: ToBagOptions): Bag<T>
     /** A frame whose partitions are this one's tasks' values (client.persist's). */
-    materialized(owner?: BagOwner): Frame
+    materialized(owner?: BagOwner): Frame<S>
     /** Lets go of the partitions a persist holds. */
     release(): void
   }
@@ -118,7 +119,7 @@ declare module '../bag/bag' {
      * float64, bigints int64, strings utf8, booleans bool, Dates
      * timestamp[ms]); partitions that infer differently fail the compute.
      */
-    toFrame(schema?: Record<string, string>): Frame
+    toFrame<const S extends ColumnTypes = any>(schema?: S): Frame<Given<S>>
   }
 }
 

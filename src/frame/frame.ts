@@ -16,7 +16,13 @@ import { Aggregate, col, Expr } from './expr'
 import { combineTaskCount, combineTasks, frameTask } from './graph'
 import { aggregateType, fieldOf, outputName, typeOf } from './schema'
 
-export type { Table as FrameTable } from 'apache-arrow'
+import type { AggOf, BatchOf, ColumnOf, PickOf, TableOf } from './typing'
+
+export type { ColumnTypes } from './typing'
+/** A frame's result: an apache-arrow Table, its rows typed where the frame's columns are known. */
+export type FrameTable<S = any> = TableOf<S>
+/** A frame's record batch, as client.iterate yields them. */
+export type FrameBatch<S = any> = BatchOf<S>
 
 /** One partition before its steps: where its batches come from, and the tasks it reads. */
 export interface FramePart {
@@ -37,7 +43,9 @@ const positiveInt = (v: unknown, field: string, what: string, dflt: number, leas
   return v as number
 }
 
-export class Frame {
+/** `S`, for tsc only: column names to types where known (see typing.ts), else any. */
+export class Frame<S = any> {
+  declare readonly '~schema'?: S
   readonly name: string
 
   constructor(
@@ -96,7 +104,7 @@ export class Frame {
   }
 
   /** The rows where `predicate` is true (null counts as false, as SQL's WHERE). */
-  filter(predicate: Expr): Frame {
+  filter(predicate: Expr<ColumnOf<S>>): Frame<S> {
     if (!(predicate instanceof Expr)) throw new ArgumentError([{ field: 'predicate', value: typeof predicate, allowed: "an expression, e.g. col('x').gt(1)" }], 'filter')
     const t = typeOf(predicate.data, this.fields, 'filter')
     if (t !== 'bool') throw new ArgumentError([{ field: predicate.toString(), value: t, allowed: 'a boolean expression' }], 'filter')
@@ -104,6 +112,8 @@ export class Frame {
   }
 
   /** These columns (names, or expressions with a name), in this order. */
+  select<K extends ColumnOf<S>>(...columns: K[]): Frame<PickOf<S, K>>
+  select(...columns: (ColumnOf<S> | Expr<ColumnOf<S>>)[]): Frame
   select(...columns: (string | Expr)[]): Frame {
     if (columns.length === 0) throw new ArgumentError([{ field: 'columns', value: '(none)', allowed: 'at least one column name or expression' }], 'select')
     const exprs: ExprData[] = columns.map((c, i) => {
@@ -118,7 +128,7 @@ export class Frame {
   }
 
   /** Groups by `keys` (any number; nulls a group of their own); `.agg({...})` gives one row per group. */
-  groupBy(...keys: (string | string[])[]): GroupBy {
+  groupBy<K extends ColumnOf<S>>(...keys: (K | K[])[]): GroupBy<S, K> {
     const flat = keys.flat()
     if (flat.length === 0 || !flat.every((k) => typeof k === 'string')) throw new ArgumentError([{ field: 'keys', value: flat, allowed: 'one or more column names' }], 'groupBy')
     for (const k of flat) fieldOf(k, this.fields, 'groupBy')
@@ -126,9 +136,9 @@ export class Frame {
   }
 }
 
-export class GroupBy {
+export class GroupBy<S = any, K extends string = string> {
   constructor(
-    readonly frame: Frame,
+    readonly frame: Frame<S>,
     readonly keys: string[],
   ) {}
 
@@ -137,7 +147,7 @@ export class GroupBy {
    * input partition aggregates alone first; only the partial states are
    * merged (a tree), so the data crosses between workers already reduced.
    */
-  agg(aggregates: Record<string, Aggregate>, options: AggOptions = {}): Frame {
+  agg<A extends Record<string, Aggregate<any, ColumnOf<S>>>>(aggregates: A, options: AggOptions = {}): Frame<AggOf<S, K, A>> {
     const f = this.frame
     const entries = Object.entries(aggregates ?? {})
     if (entries.length === 0) throw new ArgumentError([{ field: 'aggregates', value: aggregates, allowed: "an object of names to aggregates, e.g. { n: count(), total: sum('x') }" }], 'agg')
