@@ -71,6 +71,13 @@ export async function typed(): Promise<void> {
   // mapBatches with a schema: its output's columns.
   const doubled = sales.mapBatches((t: any) => t, { schema: { id: 'int64', twice: 'float64' } })
   doubled.filter(col('twice').gt(2))
+  // The function's table is typed by the frame's columns; it must give a Table.
+  sales.mapBatches((t) => t.select(['id']))
+  sales.mapBatches(async (t, arrow) => arrow.tableFromArrays({ id: Float64Array.from(t.getChild('amount')!.toArray()) }))
+  // @ts-expect-error no column "amnt" in the partition's table
+  sales.mapBatches((t) => t.select(['amnt']))
+  // @ts-expect-error the function must give a Table, not an array
+  sales.mapBatches((t) => t.toArray())
   // @ts-expect-error "amount" is not among mapBatches' output columns
   doubled.filter(col('amount').gt(2))
   void ({} as Sales)

@@ -15,7 +15,9 @@ import type { FromItemsSpec, MapBatchesSpec, ToBagSpec } from '../wire/frame-js'
 import { nativeFunction, type TaskFunction } from '../wire/functions'
 import { fieldsOf } from '../wire/arrow-types'
 import { Frame, type ColumnTypes } from './frame'
-import type { Given } from './typing'
+import type { Given, TableOf } from './typing'
+import type { TaskFn } from '../futures/typing'
+import type * as Arrow from 'apache-arrow'
 
 export interface MapBatchesOptions<T extends ColumnTypes = any> {
   /**
@@ -34,6 +36,9 @@ export interface ToBagOptions {
    */
   int64?: 'number' | 'bigint'
 }
+
+/** mapBatches' function: the partition as a Table (typed where the frame's columns are known) and the apache-arrow module, to a Table. */
+export type BatchFn<S = any> = TaskFn<(table: TableOf<S>, arrow: typeof Arrow) => Arrow.Table | Promise<Arrow.Table>>
 
 type Op = 'frame.mapBatches' | 'frame.toBag' | 'frame.fromItems'
 
@@ -102,7 +107,7 @@ declare module './frame' {
      * self-contained function to build tables with), giving a Table or a
      * Promise of one.
      */
-    mapBatches<const T extends ColumnTypes = any>(fn: TaskFunction, options?: MapBatchesOptions<T>): Frame<Given<T>>
+    mapBatches<const T extends ColumnTypes = any>(fn: BatchFn<S>, options?: MapBatchesOptions<T>): Frame<Given<T>>
     /** The rows as plain objects, one bag partition per frame partition. */
     toBag<T = Record<string, unknown>>(options?: ToBagOptions): Bag<T>
     /** A frame whose partitions are this one's tasks' values (client.persist's). */
@@ -123,8 +128,8 @@ declare module '../bag/bag' {
   }
 }
 
-Frame.prototype.mapBatches = function (this: Frame, fn: TaskFunction, options?: MapBatchesOptions) {
-  return mapBatchesOf(this, fn, options)
+Frame.prototype.mapBatches = function (this: Frame, fn: BatchFn, options?: MapBatchesOptions) {
+  return mapBatchesOf(this, fn as TaskFunction, options)
 }
 Frame.prototype.toBag = function <T>(this: Frame, options?: ToBagOptions) {
   return toBagOf<T>(this, options)
