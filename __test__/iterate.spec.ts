@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
-import { bag, frame, type Client } from 'spillway'
+import { bag, count, frame, type Client } from 'spillway'
 import { sharedCluster, until } from './cluster-helpers'
 
 setFlagsFromString('--expose-gc')
@@ -88,6 +88,37 @@ test("an aborted signal rejects the loop with the signal's reason and lets go of
   )
   t.is((e2 as DOMException).name, 'AbortError')
   t.true(await nothingHeld())
+})
+
+test("a groupBy's output frame and a shuffled bag: what they yield, and a break midway leaves no key behind", async (t) => {
+  const path = join(dir, 'groups.csv')
+  writeFileSync(path, `k,v\n${Array.from({ length: 200 }, (_, i) => `${i % 5},${i}`).join('\n')}\n`)
+  const totals = new Map<number, number>()
+  for await (const batch of client.iterate(frame.readCsv(path, { blocksize: 400 }).groupBy('k').agg({ n: count() }, { splitOut: 2 }))) {
+    for (const row of batch) totals.set(Number(row!.k), Number(row!.n))
+  }
+  t.deepEqual([...totals].sort(), [0, 1, 2, 3, 4].map((k) => [k, 40]))
+  const grouped = bag.fromSequence(Array.from({ length: 300 }, (_, i) => i), { npartitions: 6 }).groupBy((x: number) => x % 7, { npartitions: 6 })
+  for await (const pair of client.iterate(grouped)) {
+    t.is((pair as [number, number[]])[1].length > 0, true)
+    break
+  }
+  await until(nothingHeld, 20_000, 'every key let go of after a break in a shuffle')
+})
+
+test("a partition that fails rejects the loop with the task's error and lets go of every key", async (t) => {
+  const b = bag.fromSequence(Array.from({ length: 60 }, (_, i) => i), { npartitions: 6 }).map((x: number) => {
+    if (x === 35) throw new Error(`no ${x}`)
+    return x
+  })
+  const seen: number[] = []
+  const e = await t.throwsAsync(async () => {
+    for await (const x of client.iterate(b)) seen.push(x)
+  })
+  t.is((e as any).code, 'ERR_SPILLWAY_TASK')
+  t.regex(e!.message, /no 35/)
+  t.deepEqual(seen, Array.from({ length: 30 }, (_, i) => i))
+  await until(nothingHeld, 20_000, 'every key let go of after a failure')
 })
 
 test('a slow reader over many partitions: the client holds a few partitions, not all', async (t) => {
