@@ -15,7 +15,6 @@ import { NO_UPSTREAM, upstreamOf, type Upstream } from '../bag/upstream'
 import { Aggregate, col, Expr } from './expr'
 import { combineTaskCount, combineTasks, frameTask } from './graph'
 import { aggregateType, fieldOf, outputName, typeOf } from './schema'
-
 import type { AggOf, BatchOf, ColumnOf, PickOf, TableOf } from './typing'
 
 export type { ColumnTypes } from './typing'
