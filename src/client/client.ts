@@ -4,13 +4,14 @@
 import { ChunkedArray, Reduction } from '../array/array'
 import { Bag, BagItem, BagTake } from '../bag/bag'
 import { Frame, tableOf, type FrameTable } from '../frame/frame'
+import { materializedOf } from '../frame/batches'
 import { combinePartials, finishPartial } from '../native/chunks'
 import type { LocalCluster } from '../deploy/local-cluster'
 import type { Scheduler, TaskSubmission } from '../scheduler/scheduler'
 import { shuffleIds, shufflesOf } from '../scheduler/shuffle'
 import { checkShuffleRoom } from './shuffle-check'
 import { checkChunkFit } from './chunk-check'
-import { ArgumentError, ClusterClosedError, ConfigError, SpillwayError } from '../base/errors'
+import { ClusterClosedError, ConfigError } from '../base/errors'
 import { FutureEngine, type MapOptions, type SubmitOptions } from '../futures/engine'
 import type { ScatterOptions } from '../futures/scatter-options'
 import type { GatherOptions } from '../futures/gather-options'
@@ -21,12 +22,13 @@ import { checkKeys } from '../wire/keys'
 import type { Future } from '../futures/future'
 import type { FunctionOf, Gathered, MapIterables, Resolvable, ResultOf, ScatteredArray, ScatteredObject, SubmitRest } from '../futures/typing'
 import { withProgress } from './progress'
-import { hasWhat, keysOf, rebalanceValues, replicateValues, restart, retire, runOnWorkers, whoHas, type KeyLike, type WorkersOption } from './cluster-ops'
+import { hasWhat, keysOf, rebalanceValues, replicateValues, restart, retire, runOnWorkers, waitForWorkers, whoHas, type KeyLike, type WorkersOption } from './cluster-ops'
 import type { RetireOptions, RetireReport } from '../scheduler/retire'
 import type { RebalanceResult } from '../scheduler/rebalance'
 import { lowestOn } from '../config/thresholds'
 import { OPTIONS } from '../config/options'
 import { checkGraphSize } from './graph-limit'
+import { iterateCollection, type IterateItem, type IterateOptions } from './iterate'
 
 export interface ClientOptions {
   dashboardLink?: string
@@ -84,9 +86,10 @@ export class Client {
    */
   async persist(array: ChunkedArray, options?: ProgressOption): Promise<ChunkedArray>
   async persist<T>(bag: Bag<T>, options?: ProgressOption): Promise<Bag<T>>
-  async persist(array: ChunkedArray | Bag, options: ProgressOption = {}): Promise<ChunkedArray | Bag> {
+  async persist<S>(frame: Frame<S>, options?: ProgressOption): Promise<Frame<S>>
+  async persist(array: ChunkedArray | Bag | Frame, options: ProgressOption = {}): Promise<ChunkedArray | Bag | Frame> {
     this.#check()
-    if (array instanceof Bag) return this.#persistBag(array, options)
+    if (array instanceof Bag || array instanceof Frame) return this.#persistBag(array, options)
     if (!(array instanceof ChunkedArray)) {
       throw new ConfigError([{ field: 'array', value: typeof array, allowed: 'an array from random.random / random.randint, or a bag' }], 'persist argument')
     }
@@ -113,7 +116,7 @@ export class Client {
   async compute(expr: Reduction, options?: ProgressOption): Promise<number>
   async compute<T>(expr: BagItem<T>, options?: ProgressOption): Promise<T>
   async compute<T>(expr: Bag<T> | BagTake<T>, options?: ProgressOption): Promise<T[]>
-  async compute(expr: Frame, options?: ProgressOption): Promise<FrameTable>
+  async compute<S>(expr: Frame<S>, options?: ProgressOption): Promise<FrameTable<S>>
   async compute(expr: Reduction | BagItem | Bag | BagTake | Frame, options: ProgressOption = {}): Promise<unknown> {
     this.#check()
     if (expr instanceof BagTake) return this.#take(expr.bag, expr.n)
@@ -198,12 +201,15 @@ export class Client {
     }
   }
 
-  async #persistBag<T>(bag: Bag<T>, options: ProgressOption): Promise<Bag<T>> {
+  async #persistBag(bag: Bag<any> | Frame, options: ProgressOption): Promise<Bag<any> | Frame> {
     this.#checkBagSize(bag)
-    const tasks = bag.tasks(true)
-    this.#submitGraph(tasks)
     const keys = bag.keys()
-    const bound = bag.materialized({ release: this.#releaser(keys, tasks) })
+    // A frame's partitions may be upstream tasks' outputs as they are (a groupBy's): held too.
+    const own = new Set(keys)
+    const tasks = bag.tasks(true).map((t) => (own.has(t.key) ? { ...t, hold: true } : t))
+    this.#submitGraph(tasks)
+    const owner = { release: this.#releaser(keys, tasks) }
+    const bound = bag instanceof Frame ? materializedOf(bag, owner) : bag.materialized(owner)
     if (options.progress && !this.silenceLogs) void withProgress(this, keys, () => this.scheduler.waitFor(keys), { label: 'persist' }).catch(() => {})
     return bound
   }
@@ -227,6 +233,12 @@ export class Client {
         shufflesOf(this.scheduler).dropUnread(subs)
       }
     }
+  }
+
+  /** A bag's items or a frame's RecordBatches, in order as partitions finish, a few partitions held at a time (iterate.ts). */
+  iterate<C extends Bag<any> | Frame>(collection: C, options?: IterateOptions): AsyncIterableIterator<IterateItem<C>> {
+    const host = { scheduler: this.scheduler, check: () => this.#check(), checkSize: (c: Bag<any> | Frame) => this.#checkBagSize(c), submitGraph: (subs: TaskSubmission[]) => this.#submitGraph(subs), fetch: (k: string) => this.#futures.fetch(k) }
+    return iterateCollection(host, collection, options) as AsyncIterableIterator<IterateItem<C>>
   }
 
   /** The first `n` items, computing only the partitions it needs, in order. */
@@ -310,21 +322,7 @@ export class Client {
    */
   async waitForWorkers(n: number, options: { timeout?: number } = {}): Promise<void> {
     this.#check()
-    if (!(Number.isInteger(n) && n >= 0)) throw new ArgumentError([{ field: 'n', value: n, allowed: 'an integer ≥ 0' }], 'waitForWorkers arguments')
-    const t = options.timeout
-    if (t !== undefined && !(typeof t === 'number' && t >= 0)) throw new ArgumentError([{ field: 'options.timeout', value: t, allowed: 'milliseconds ≥ 0' }], 'waitForWorkers options')
-    const s = this.scheduler
-    if (s.workers.size >= n) return
-    await new Promise<void>((resolve, reject) => {
-      const timer = t === undefined ? undefined : setTimeout(() => done(new SpillwayError('ERR_SPILLWAY_TIMEOUT', `${s.workers.size} of ${n} workers after ${t} ms`, { have: s.workers.size, want: n, timeout: t })), t)
-      const onAdded = () => s.workers.size >= n && done()
-      const done = (err?: Error) => {
-        clearTimeout(timer)
-        s.off('worker-added', onAdded)
-        err ? reject(err) : resolve()
-      }
-      s.on('worker-added', onAdded)
-    })
+    return waitForWorkers(this.scheduler, n, options)
   }
 
   /** Threads per worker, keyed by worker address. */

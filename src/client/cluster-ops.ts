@@ -117,3 +117,21 @@ export async function replicateValues(s: Scheduler, keys: string[], n: number | 
   await s.waitFor(keys)
   await replicate(s, keys.map((k) => s.record(k)), n ?? s.workers.size)
 }
+
+/** Resolves once at least `n` workers are connected; ERR_SPILLWAY_TIMEOUT after `options.timeout` ms. */
+export async function waitForWorkers(s: Scheduler, n: number, options: { timeout?: number }): Promise<void> {
+  if (!(Number.isInteger(n) && n >= 0)) throw new ArgumentError([{ field: 'n', value: n, allowed: 'an integer ≥ 0' }], 'waitForWorkers arguments')
+  const t = options.timeout
+  if (t !== undefined && !(typeof t === 'number' && t >= 0)) throw new ArgumentError([{ field: 'options.timeout', value: t, allowed: 'milliseconds ≥ 0' }], 'waitForWorkers options')
+  if (s.workers.size >= n) return
+  await new Promise<void>((resolve, reject) => {
+    const timer = t === undefined ? undefined : setTimeout(() => done(new SpillwayError('ERR_SPILLWAY_TIMEOUT', `${s.workers.size} of ${n} workers after ${t} ms`, { have: s.workers.size, want: n, timeout: t })), t)
+    const onAdded = () => s.workers.size >= n && done()
+    const done = (err?: Error) => {
+      clearTimeout(timer)
+      s.off('worker-added', onAdded)
+      err ? reject(err) : resolve()
+    }
+    s.on('worker-added', onAdded)
+  })
+}

@@ -1,4 +1,7 @@
 // `import { frame } from 'spillway'`: the readers and the collection's types.
 
-export { Frame, GroupBy, type AggOptions, type FrameTable } from './frame'
+// Adds mapBatches, toBag, materialized and release to Frame, toFrame to Bag.
+import './batches'
+export { Frame, GroupBy, type AggOptions, type FrameTable, type FrameBatch, type ColumnTypes } from './frame'
 export { readCsv, type FrameCsvOptions } from './readers'
+export type { MapBatchesOptions, ToBagOptions } from './batches'

@@ -10,50 +10,55 @@ export type { ExprData } from '../wire/frame'
 /** A literal's JS value: numbers (integers become int64), bigints, strings, booleans, null. */
 export type LitValue = number | bigint | string | boolean | null
 
-/** A column expression; built with `col` and `lit`, combined by its methods. */
-export class Expr {
+/**
+ * A column expression; built with `col` and `lit`, combined by its methods.
+ * `N`, for tsc only, is the columns it names (any where not tracked), so a
+ * frame whose columns are known refuses an expression naming another.
+ */
+export class Expr<N extends string = any> {
+  declare readonly '~columns'?: N
   constructor(readonly data: ExprData) {}
 
   #cmp(op: CompareOp, other: Expr | LitValue): Expr {
     return new Expr({ op, left: this.data, right: exprOf(other, op).data })
   }
 
-  eq(other: Expr | LitValue): Expr {
+  eq<M extends string = never>(other: Expr<M> | LitValue): Expr<N | M> {
     return this.#cmp('eq', other)
   }
-  neq(other: Expr | LitValue): Expr {
+  neq<M extends string = never>(other: Expr<M> | LitValue): Expr<N | M> {
     return this.#cmp('neq', other)
   }
-  gt(other: Expr | LitValue): Expr {
+  gt<M extends string = never>(other: Expr<M> | LitValue): Expr<N | M> {
     return this.#cmp('gt', other)
   }
-  gtEq(other: Expr | LitValue): Expr {
+  gtEq<M extends string = never>(other: Expr<M> | LitValue): Expr<N | M> {
     return this.#cmp('gtEq', other)
   }
-  lt(other: Expr | LitValue): Expr {
+  lt<M extends string = never>(other: Expr<M> | LitValue): Expr<N | M> {
     return this.#cmp('lt', other)
   }
-  ltEq(other: Expr | LitValue): Expr {
+  ltEq<M extends string = never>(other: Expr<M> | LitValue): Expr<N | M> {
     return this.#cmp('ltEq', other)
   }
   /** SQL's three-valued AND: null and false is false, null and true is null. */
-  and(other: Expr | LitValue): Expr {
+  and<M extends string = never>(other: Expr<M> | LitValue): Expr<N | M> {
     return new Expr({ op: 'and', left: this.data, right: exprOf(other, 'and').data })
   }
-  or(other: Expr | LitValue): Expr {
+  or<M extends string = never>(other: Expr<M> | LitValue): Expr<N | M> {
     return new Expr({ op: 'or', left: this.data, right: exprOf(other, 'or').data })
   }
-  not(): Expr {
+  not(): Expr<N> {
     return new Expr({ op: 'not', expr: this.data })
   }
-  isNull(): Expr {
+  isNull(): Expr<N> {
     return new Expr({ op: 'isNull', expr: this.data })
   }
-  isNotNull(): Expr {
+  isNotNull(): Expr<N> {
     return new Expr({ op: 'isNotNull', expr: this.data })
   }
   /** The name of this expression's column in a `select`. */
-  alias(name: string): Expr {
+  alias(name: string): Expr<N> {
     if (typeof name !== 'string' || name === '') throw new ArgumentError([{ field: 'name', value: name, allowed: 'a non-empty column name' }], 'alias')
     return new Expr({ op: 'alias', expr: this.data, name })
   }
@@ -64,13 +69,13 @@ export class Expr {
 }
 
 /** The column `name`. */
-export function col(name: string): Expr {
+export function col<N extends string>(name: N): Expr<N> {
   if (typeof name !== 'string' || name === '') throw new ArgumentError([{ field: 'name', value: name, allowed: 'a non-empty column name' }], 'col')
   return new Expr({ op: 'col', name })
 }
 
 /** A literal value, compared with columns as SQL does (an int64 column against 2.5 reads both as float64). */
-export function lit(value: LitValue): Expr {
+export function lit(value: LitValue): Expr<never> {
   if (value === null) return new Expr({ op: 'lit', value: null, type: 'null' })
   if (typeof value === 'bigint') {
     if (value < -(2n ** 63n) || value >= 2n ** 63n) throw new ArgumentError([{ field: 'value', value, allowed: 'a bigint in int64 range' }], 'lit')
@@ -114,9 +119,11 @@ export function describeExpr(e: ExprData): string {
 export type AggFunc = 'count' | 'sum' | 'mean' | 'min' | 'max'
 
 /** An aggregate of `groupBy(...).agg({ name: aggregate })`; nulls skipped, as SQL's. */
-export class Aggregate {
+export class Aggregate<F extends AggFunc = AggFunc, C extends string = any> {
+  /** For tsc only: the column it reads. */
+  declare readonly '~column'?: C
   constructor(
-    readonly func: AggFunc,
+    readonly func: F,
     readonly column?: string,
   ) {}
 }
@@ -129,8 +136,8 @@ function aggColumn(func: AggFunc, column: string | Expr | undefined, optional: b
 }
 
 /** Rows in the group; with a column, its non-null values. */
-export const count = (column?: string | Expr): Aggregate => aggColumn('count', column, true)
-export const sum = (column: string | Expr): Aggregate => aggColumn('sum', column, false)
-export const mean = (column: string | Expr): Aggregate => aggColumn('mean', column, false)
-export const min = (column: string | Expr): Aggregate => aggColumn('min', column, false)
-export const max = (column: string | Expr): Aggregate => aggColumn('max', column, false)
+export const count = <C extends string = never>(column?: C | Expr<C>) => aggColumn('count', column, true) as Aggregate<'count', C>
+export const sum = <C extends string>(column: C | Expr<C>) => aggColumn('sum', column, false) as Aggregate<'sum', C>
+export const mean = <C extends string>(column: C | Expr<C>) => aggColumn('mean', column, false) as Aggregate<'mean', C>
+export const min = <C extends string>(column: C | Expr<C>) => aggColumn('min', column, false) as Aggregate<'min', C>
+export const max = <C extends string>(column: C | Expr<C>) => aggColumn('max', column, false) as Aggregate<'max', C>

@@ -6,6 +6,7 @@
 // then merges the partial states in a tree.
 
 import { tableFromIPC, type Table } from 'apache-arrow'
+import { sameColumns } from '../wire/arrow-types'
 import { ArgumentError } from '../base/errors'
 import type { TaskSubmission } from '../scheduler/scheduler'
 import type { AggSpecData, ExprData, FieldSpec, FrameSource, FrameStep, PartitionPlan } from '../wire/frame'
@@ -14,8 +15,13 @@ import { NO_UPSTREAM, upstreamOf, type Upstream } from '../bag/upstream'
 import { Aggregate, col, Expr } from './expr'
 import { combineTaskCount, combineTasks, frameTask } from './graph'
 import { aggregateType, fieldOf, outputName, typeOf } from './schema'
+import type { AggOf, BatchOf, ColumnOf, PickOf, TableOf } from './typing'
 
-export type { Table as FrameTable } from 'apache-arrow'
+export type { ColumnTypes } from './typing'
+/** A frame's result: an apache-arrow Table, its rows typed where the frame's columns are known. */
+export type FrameTable<S = any> = TableOf<S>
+/** A frame's record batch, as client.iterate yields them. */
+export type FrameBatch<S = any> = BatchOf<S>
 
 /** One partition before its steps: where its batches come from, and the tasks it reads. */
 export interface FramePart {
@@ -36,7 +42,9 @@ const positiveInt = (v: unknown, field: string, what: string, dflt: number, leas
   return v as number
 }
 
-export class Frame {
+/** `S`, for tsc only: column names to types where known (see typing.ts), else any. */
+export class Frame<S = any> {
+  declare readonly '~schema'?: S
   readonly name: string
 
   constructor(
@@ -95,7 +103,7 @@ export class Frame {
   }
 
   /** The rows where `predicate` is true (null counts as false, as SQL's WHERE). */
-  filter(predicate: Expr): Frame {
+  filter(predicate: Expr<ColumnOf<S>>): Frame<S> {
     if (!(predicate instanceof Expr)) throw new ArgumentError([{ field: 'predicate', value: typeof predicate, allowed: "an expression, e.g. col('x').gt(1)" }], 'filter')
     const t = typeOf(predicate.data, this.fields, 'filter')
     if (t !== 'bool') throw new ArgumentError([{ field: predicate.toString(), value: t, allowed: 'a boolean expression' }], 'filter')
@@ -103,6 +111,8 @@ export class Frame {
   }
 
   /** These columns (names, or expressions with a name), in this order. */
+  select<K extends ColumnOf<S>>(...columns: K[]): Frame<PickOf<S, K>>
+  select(...columns: (ColumnOf<S> | Expr<ColumnOf<S>>)[]): Frame
   select(...columns: (string | Expr)[]): Frame {
     if (columns.length === 0) throw new ArgumentError([{ field: 'columns', value: '(none)', allowed: 'at least one column name or expression' }], 'select')
     const exprs: ExprData[] = columns.map((c, i) => {
@@ -117,7 +127,7 @@ export class Frame {
   }
 
   /** Groups by `keys` (any number; nulls a group of their own); `.agg({...})` gives one row per group. */
-  groupBy(...keys: (string | string[])[]): GroupBy {
+  groupBy<K extends ColumnOf<S>>(...keys: (K | K[])[]): GroupBy<S, K> {
     const flat = keys.flat()
     if (flat.length === 0 || !flat.every((k) => typeof k === 'string')) throw new ArgumentError([{ field: 'keys', value: flat, allowed: 'one or more column names' }], 'groupBy')
     for (const k of flat) fieldOf(k, this.fields, 'groupBy')
@@ -125,9 +135,9 @@ export class Frame {
   }
 }
 
-export class GroupBy {
+export class GroupBy<S = any, K extends string = string> {
   constructor(
-    readonly frame: Frame,
+    readonly frame: Frame<S>,
     readonly keys: string[],
   ) {}
 
@@ -136,7 +146,7 @@ export class GroupBy {
    * input partition aggregates alone first; only the partial states are
    * merged (a tree), so the data crosses between workers already reduced.
    */
-  agg(aggregates: Record<string, Aggregate>, options: AggOptions = {}): Frame {
+  agg<A extends Record<string, Aggregate<any, ColumnOf<S>>>>(aggregates: A, options: AggOptions = {}): Frame<AggOf<S, K, A>> {
     const f = this.frame
     const entries = Object.entries(aggregates ?? {})
     if (entries.length === 0) throw new ArgumentError([{ field: 'aggregates', value: aggregates, allowed: "an object of names to aggregates, e.g. { n: count(), total: sum('x') }" }], 'agg')
@@ -161,6 +171,6 @@ export class GroupBy {
 
 /** The partitions' IPC bytes as one apache-arrow Table, in order. */
 export function tableOf(parts: unknown[]): Table {
-  const tables = parts.map((p) => tableFromIPC(p as Uint8Array))
+  const tables = sameColumns(parts.map((p) => tableFromIPC(p as Uint8Array)))
   return tables.length === 1 ? tables[0] : tables[0].concat(...tables.slice(1))
 }

@@ -12,7 +12,9 @@ const isNumeric = (t: string): boolean => INTEGER.test(t) || t === 'float32' || 
 /** ERR_SPILLWAY_COLUMN_NOT_FOUND naming the column and listing those there are. */
 export function columnNotFound(name: string, fields: readonly FieldSpec[], what: string): SpillwayError {
   const there = fields.map((f) => JSON.stringify(f.name)).join(', ')
-  return new SpillwayError('ERR_SPILLWAY_COLUMN_NOT_FOUND', `${what}: no column ${JSON.stringify(name)}; the columns are ${there || 'none'}`, { column: name, columns: fields.map((f) => f.name) })
+  // No columns at all: a frame whose columns are known only when it runs (mapBatches or toFrame without a schema).
+  const none = 'not known before it runs; give mapBatches(fn, { schema }) or toFrame(schema) the columns'
+  return new SpillwayError('ERR_SPILLWAY_COLUMN_NOT_FOUND', `${what}: no column ${JSON.stringify(name)}; the columns are ${there || none}`, { column: name, columns: fields.map((f) => f.name) })
 }
 
 export function fieldOf(name: string, fields: readonly FieldSpec[], what: string): FieldSpec {

@@ -17,6 +17,7 @@ import type { ShuffleService } from './collections/shuffle/service'
 import { runCollect, runSplit } from './collections/shuffle/tasks'
 import { runRechunkCollect, runRechunkSplit } from './collections/rechunk/rechunk'
 import { runFrameCombine, runFramePartition } from './collections/frame/tasks'
+import { runFromItems, runMapBatches, runToBag } from './collections/frame/batches'
 import { isTypeScriptSyntaxError, prepareTypeScript } from './typescript'
 
 export type Callable = (...args: unknown[]) => unknown
@@ -163,6 +164,9 @@ function nativeCallable(op: string, load: UserFunctions, natives: NativeServices
   if (op === 'bag.aggregate') return (spec, ...partials) => runAggregate(load.forTask(currentStore()), spec as never, ...partials)
   if (op === 'frame.partition') return (plan, ...inputs) => runFramePartition(plan as never, ...inputs)
   if (op === 'frame.combine') return (plan, ...inputs) => runFrameCombine(plan as never, ...inputs)
+  if (op === 'frame.mapBatches') return (spec, input) => runMapBatches(load.forTask(currentStore()), spec as never, input)
+  if (op === 'frame.toBag') return (spec, input) => runToBag(spec as never, input)
+  if (op === 'frame.fromItems') return (spec, ...inputs) => runFromItems(spec as never, ...inputs)
   if (op === 'shuffle.split' || op === 'rechunk.split' || op === 'rechunk.collect') {
     const service = natives.shuffle
     if (!service) throw new SpillwayError('ERR_SPILLWAY_PROTOCOL', `${op} needs a worker with a data server`)

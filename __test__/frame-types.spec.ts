@@ -1,0 +1,40 @@
+// Typed frames as a strict TypeScript user gets them from the published
+// entry: __test__/types/frames.mts is type-checked against dist/'s
+// declarations; its `@ts-expect-error` lines (wrong column names, wrong row
+// types) must each be refused and everything else accepted.
+import test from 'ava'
+import { execFile } from 'node:child_process'
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+
+const ROOT = join(__dirname, '..')
+const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
+const run = promisify(execFile)
+
+async function tsc(project: string): Promise<{ ok: boolean; output: string }> {
+  try {
+    const r = await run(process.execPath, [TSC, '-p', project], { cwd: ROOT })
+    return { ok: true, output: r.stdout + r.stderr }
+  } catch (e: any) {
+    return { ok: false, output: `${e.stdout ?? ''}${e.stderr ?? ''}` }
+  }
+}
+
+test('typed frames: column names and result rows are checked by tsc, untyped frames compile as before', async (t) => {
+  const r = await tsc(join(__dirname, 'types', 'frames.tsconfig.json'))
+  t.true(r.ok, r.output)
+})
+
+test('the check fails when a wrong column name is accepted (an @ts-expect-error with nothing to expect)', async (t) => {
+  const dir = mkdtempSync(join(__dirname, 'types', 'tmp-frames-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  copyFileSync(join(__dirname, 'types', 'frames.tsconfig.json'), join(dir, 'frames.tsconfig.json'))
+  const src = readFileSync(join(__dirname, 'types', 'frames.mts'), 'utf8')
+  const broken = src.replace("sales.filter(col('amnt').gt(1))", "sales.filter(col('amount').gt(1))")
+  t.not(broken, src)
+  writeFileSync(join(dir, 'frames.mts'), broken)
+  const r = await tsc(join(dir, 'frames.tsconfig.json'))
+  t.false(r.ok)
+  t.regex(r.output, /frames\.mts\(\d+,\d+\): error TS2578/) // Unused '@ts-expect-error' directive.
+})
