@@ -5,10 +5,11 @@ import type { Client } from '../client/client'
 import type { SetupConfig } from '../config/config'
 import { ConfigError, SpillwayError } from '../base/errors'
 import { dashboardBanner, startDashboard, type Dashboard } from './server'
+import { stderrLogger, type Logger } from '../base/logger'
 
 type DashboardConfig = Pick<SetupConfig, 'dashboardPort' | 'dashboardAddress' | 'silenceLogs'>
 
-export async function startDashboardFor(client: Client, config: DashboardConfig): Promise<Dashboard> {
+export async function startDashboardFor(client: Client, config: DashboardConfig, logger: Logger = config.silenceLogs ? client.logger : stderrLogger): Promise<Dashboard> {
   const address = config.dashboardAddress
   let dashboard: Dashboard
   try {
@@ -17,7 +18,7 @@ export async function startDashboardFor(client: Client, config: DashboardConfig)
     } catch (e) {
       // As Dask does: a taken port is not worth failing the cluster for.
       if (!(e instanceof SpillwayError && e.details.errno === 'EADDRINUSE' && config.dashboardPort !== 0)) throw e
-      if (!config.silenceLogs) console.error(`[spillway] warn: dashboard port ${config.dashboardPort} is in use; using a free port instead`)
+      logger.warn(`dashboard port ${config.dashboardPort} is in use; using a free port instead`)
       dashboard = await startDashboard(client, { port: 0, address })
     }
   } catch (e) {
@@ -26,10 +27,11 @@ export async function startDashboardFor(client: Client, config: DashboardConfig)
     throw new ConfigError(
       [{ field: 'dashboardAddress', value: address, allowed: `an address of this machine to listen on (listening failed: ${errno ?? (e as Error).message}); or dashboard: false` }],
       'dashboard',
+      { cause: e },
     )
   }
   client.cluster.onClose(() => dashboard.close())
   client.dashboardLink = dashboard.url
-  if (!config.silenceLogs) console.log(dashboardBanner(dashboard.url, dashboard.port, address))
+  logger.info(dashboardBanner(dashboard.url, dashboard.port, address))
   return dashboard
 }

@@ -1,6 +1,7 @@
 // Options of the job-queue clusters (SlurmCluster, PbsCluster), checked in
 // one place: every bad one is named, with what is allowed.
 
+import type { Logger } from '../base/logger'
 import { ConfigError, type ConfigProblem } from '../base/errors'
 import { closestName } from '../base/suggest'
 
@@ -35,6 +36,8 @@ export interface JobQueueOptions {
   /** The command that runs spillway on the nodes; default: this Node and this spillway. */
   command?: string[]
   silenceLogs?: boolean
+  /** Where the cluster's messages go (console's or pino's shape); default: stderr. */
+  logger?: Logger
 }
 
 export interface ResolvedJobOptions {
@@ -100,6 +103,7 @@ export const COMMON_KEYS = [
   'deathTimeout',
   'command',
   'silenceLogs',
+  'logger',
 ]
 
 /** A flavour's own option: a name (letters, digits, dot, dash, underscore) when given. */
