@@ -33,6 +33,7 @@ export { computeMemorySpec, formatSummary, decideTopology, defaultReserveBytes, 
 export { createSpillDir, resolveSpillBase, type SpillDir, type SpillBase, type SpillDirOptions } from './config/tempdir'
 export { setupClient, type SetupResult, type SetupClientOptions } from './setup'
 export { stderrLogger, type Logger } from './base/logger'
+export { parseBytes, formatBytes, SIZE_UNITS } from './base/units'
 export { Client } from './client/client'
 export { Future, type FutureStatus } from './futures/future'
 export { wait, type WaitOptions, type ReturnWhen } from './futures/wait'
