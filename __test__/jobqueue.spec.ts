@@ -1,4 +1,4 @@
-// Job-queue clusters: scripts against golden files (the README shows the
+// Job-queue clusters: scripts against golden files (docs/hpc.md shows the
 // same ones), and the whole life of a cluster through stand-in sbatch /
 // scancel / qsub / qdel that run each job script as a batch system would.
 import test from 'ava'
@@ -6,10 +6,11 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PbsCluster, random, SlurmCluster } from 'spillway'
+import { readDoc } from './docs-helpers'
 
 const GOLDEN = join(__dirname, 'golden')
-// The README shows the scripts inside a list item, indented by two spaces.
-const README = readFileSync(join(__dirname, '..', 'README.md'), 'utf8').replace(/^ {2}/gm, '')
+// docs/hpc.md shows the scripts inside a list item, indented by two spaces.
+const HPC_DOC = readDoc('hpc.md').replace(/^ {2}/gm, '')
 const UPDATE = process.env.SPILLWAY_UPDATE_GOLDEN === '1'
 const COMMON = { logDirectory: '/scratch/ab12/me/logs', schedulerFile: '/scratch/ab12/me/logs/scheduler.json', command: ['node', '/opt/spillway/bin/spillway.js'], jobScriptPrologue: ['module load nodejs/20'] }
 
@@ -17,7 +18,7 @@ function golden(t: any, name: string, actual: string) {
   const file = join(GOLDEN, name)
   if (UPDATE) return writeFileSync(file, actual)
   t.is(actual, readFileSync(file, 'utf8'), name)
-  t.true(README.includes(actual.trim()), `the README shows ${name} as the test checks it`)
+  t.true(HPC_DOC.includes(actual.trim()), `docs/hpc.md shows ${name} as the test checks it`)
 }
 
 test('job scripts: SLURM, PBS in Gadi’s form (-P, jobfs, storage, no select) and PBS Pro’s select form, against golden files', (t) => {
