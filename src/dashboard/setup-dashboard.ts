@@ -1,15 +1,15 @@
-// setupClient's part of the dashboard: start it as the config asks, print
-// where it is, and tie its life to the cluster's.
+// setupClient's part of the dashboard: start it as the config asks, log
+// where it is (never on stdout), and tie its life to the cluster's.
 
 import type { Client } from '../client/client'
 import type { SetupConfig } from '../config/config'
 import { ConfigError, SpillwayError } from '../base/errors'
 import { dashboardBanner, startDashboard, type Dashboard } from './server'
-import { stderrLogger, type Logger } from '../base/logger'
+import type { Logger } from '../base/logger'
 
-type DashboardConfig = Pick<SetupConfig, 'dashboardPort' | 'dashboardAddress' | 'silenceLogs'>
+type DashboardConfig = Pick<SetupConfig, 'dashboardPort' | 'dashboardAddress'>
 
-export async function startDashboardFor(client: Client, config: DashboardConfig, logger: Logger = config.silenceLogs ? client.logger : stderrLogger): Promise<Dashboard> {
+export async function startDashboardFor(client: Client, config: DashboardConfig, logger: Logger = client.logger): Promise<Dashboard> {
   const address = config.dashboardAddress
   let dashboard: Dashboard
   try {
