@@ -3,7 +3,8 @@
 // with NODE_DEBUG=spillway, and wrapped errors carrying the standard cause.
 import test from 'ava'
 import { execFile } from 'node:child_process'
-import { join } from 'node:path'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
 import { ConfigError, SetupConfig, SpillwayError, bag, monitor, setupClient, type Logger } from 'spillway'
 
 const DIST = join(__dirname, '..', 'dist', 'index.js')
@@ -102,4 +103,19 @@ test('errors that wrap another carry it as the standard cause', async (t) => {
   t.is((boom!.cause as Error).name, 'TypeError')
   t.is((boom!.cause as Error).message, 'no such row')
   t.regex((boom!.cause as Error).stack ?? '', /no such row/)
+})
+
+test('no code of the library writes to stdout: only the CLI commands, whose output is their purpose', (t) => {
+  const src = join(__dirname, '..', 'src')
+  const found: string[] = []
+  for (const e of readdirSync(src, { recursive: true, withFileTypes: true })) {
+    const file = join(e.parentPath, e.name)
+    if (!e.isFile() || !file.endsWith('.ts') || relative(src, file).startsWith('cli/')) continue
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (/console\.(log|info|table|dir)\(|process\.stdout\.write/.test(line)) found.push(`${relative(src, file)}:${i + 1}: ${line.trim()}`)
+      })
+  }
+  t.deepEqual(found, [])
 })
