@@ -5,7 +5,7 @@ import test from 'ava'
 import { execFile } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { ConfigError, SetupConfig, SpillwayError, bag, monitor, setupClient, type Logger } from 'spillway'
+import { Client, ConfigError, SetupConfig, SpillwayError, bag, monitor, setupClient, type Logger } from 'spillway'
 
 const DIST = join(__dirname, '..', 'dist', 'index.js')
 
@@ -68,6 +68,11 @@ test('a logger option (console’s or pino’s shape) receives the summary, the 
   t.is(m.value, 6)
   t.true(lines.info.includes('\n📊 Monitoring: a small sum'))
   t.regex(lines.info[lines.info.length - 1], /^ {3}Time: \d+\.\ds \| peak memory/)
+  // A Client made by hand takes its own logger, checked as setupClient's.
+  const own = collector()
+  await monitor(new Client(cluster, { logger: own.logger }), () => 1, { description: 'own client', intervalMs: 50 })
+  t.true(own.lines.info.includes('\n📊 Monitoring: own client'))
+  t.throws(() => new Client(cluster, { logger: { info() {} } as never }), { instanceOf: ConfigError, message: /logger: got .*missing: warn, error, debug/ })
 })
 
 test('silenceLogs drops info, warn and error even with a logger; a logger without the four methods is a ConfigError naming logger', async (t) => {
