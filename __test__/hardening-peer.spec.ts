@@ -14,10 +14,8 @@ const SIZE = { workloadType: 'cpu', maxWorkers: 1, maxMemGb: 2, reserveMemGb: 1,
 async function cluster(t: any) {
   const file = join(scratch(t), 'scheduler.json')
   const logged: string[] = []
-  const orig = console.error
-  console.error = (...a: unknown[]) => void logged.push(a.join(' '))
-  t.teardown(() => void (console.error = orig))
-  const setup = await setupClient({ ...SIZE, schedulerFile: file })
+  const push = (m: string) => void logged.push(m)
+  const setup = await setupClient({ ...SIZE, schedulerFile: file, logger: { info: push, warn: push, error: push, debug() {} } })
   t.teardown(async () => {
     await setup.client.close()
     await setup.cluster.close()

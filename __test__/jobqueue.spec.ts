@@ -1,4 +1,4 @@
-// Job-queue clusters: scripts against golden files (the README shows the
+// Job-queue clusters: scripts against golden files (docs/hpc.md shows the
 // same ones), and the whole life of a cluster through stand-in sbatch /
 // scancel / qsub / qdel that run each job script as a batch system would.
 import test from 'ava'
@@ -6,10 +6,11 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PbsCluster, random, SlurmCluster } from 'spillway'
+import { readDoc } from './docs-helpers'
 
 const GOLDEN = join(__dirname, 'golden')
-// The README shows the scripts inside a list item, indented by two spaces.
-const README = readFileSync(join(__dirname, '..', 'README.md'), 'utf8').replace(/^ {2}/gm, '')
+// docs/hpc.md shows the scripts inside a list item, indented by two spaces.
+const HPC_DOC = readDoc('hpc.md').replace(/^ {2}/gm, '')
 const UPDATE = process.env.SPILLWAY_UPDATE_GOLDEN === '1'
 const COMMON = { logDirectory: '/scratch/ab12/me/logs', schedulerFile: '/scratch/ab12/me/logs/scheduler.json', command: ['node', '/opt/spillway/bin/spillway.js'], jobScriptPrologue: ['module load nodejs/20'] }
 
@@ -17,13 +18,13 @@ function golden(t: any, name: string, actual: string) {
   const file = join(GOLDEN, name)
   if (UPDATE) return writeFileSync(file, actual)
   t.is(actual, readFileSync(file, 'utf8'), name)
-  t.true(README.includes(actual.trim()), `the README shows ${name} as the test checks it`)
+  t.true(HPC_DOC.includes(actual.trim()), `docs/hpc.md shows ${name} as the test checks it`)
 }
 
 test('job scripts: SLURM, PBS in Gadi’s form (-P, jobfs, storage, no select) and PBS Pro’s select form, against golden files', (t) => {
-  golden(t, 'slurm.sh', new SlurmCluster({ ...COMMON, cores: 8, memory: '32GB', processes: 2, walltime: '02:00:00', queue: 'work', account: 'ab12', jobExtraDirectives: ['--qos=normal'] }).jobScript())
-  golden(t, 'pbs-gadi.sh', new PbsCluster({ ...COMMON, cores: 48, memory: '190GB', walltime: '02:00:00', queue: 'normal', project: 'ab12', jobfs: '200GB', storage: 'gdata/ab12+scratch/ab12', jobExtraDirectives: ['-l wd'] }).jobScript())
-  const select = new PbsCluster({ ...COMMON, cores: 4, memory: 16, select: true, account: 'proj1', jobDirectivesSkip: ['-e '], interface: 'ib0', tempBaseDir: '/local/$USER' }).jobScript()
+  golden(t, 'slurm.sh', new SlurmCluster({ ...COMMON, cores: 8, memory: '32 GiB', processes: 2, walltime: '02:00:00', queue: 'work', account: 'ab12', jobExtraDirectives: ['--qos=normal'] }).jobScript())
+  golden(t, 'pbs-gadi.sh', new PbsCluster({ ...COMMON, cores: 48, memory: '190 GiB', walltime: '02:00:00', queue: 'normal', project: 'ab12', jobfs: '200 GiB', storage: 'gdata/ab12+scratch/ab12', jobExtraDirectives: ['-l wd'] }).jobScript())
+  const select = new PbsCluster({ ...COMMON, cores: 4, memory: '16 GiB', select: true, account: 'proj1', jobDirectivesSkip: ['-e '], interface: 'ib0', tempBaseDir: '/local/$USER' }).jobScript()
   t.regex(select, /^#PBS -l select=1:ncpus=4:mem=16GB$/m)
   t.regex(select, /^#PBS -A proj1$/m)
   t.notRegex(select, /^#PBS -e /m, 'skipped')
@@ -35,8 +36,8 @@ test('job-queue options: every bad one named, with what is allowed (and a guess 
   const e = t.throws(() => new PbsCluster({ cores: 0, memory: 'lots', walltime: '1:xx', projet: 'ab12', storage: 'a b', select: 'yes' } as any))!
   t.is((e as any).code, 'ERR_SPILLWAY_INVALID_CONFIG')
   for (const s of ['cores', 'memory', 'walltime', 'projet', 'did you mean project?', 'storage', 'select']) t.true(e.message.includes(s), `${s} in ${e.message}`)
-  t.throws(() => new SlurmCluster({ cores: 1, memory: 1, account: 'a;rm -rf' }), { message: /account/ })
-  t.throws(() => new SlurmCluster({ cores: 1, memory: 1, jobName: 'x y' }), { message: /jobName/ })
+  t.throws(() => new SlurmCluster({ cores: 1, memory: '1 GiB', account: 'a;rm -rf' }), { message: /account/ })
+  t.throws(() => new SlurmCluster({ cores: 1, memory: '1 GiB', jobName: 'x y' }), { message: /jobName/ })
 })
 
 function standIns(t: any): string {
@@ -72,7 +73,7 @@ for (const [Flavour, submit, cancel, idPattern] of [
     const logs = mkdtempSync(join(tmpdir(), 'spillway-jobs-'))
     t.teardown(() => rmSync(logs, { recursive: true, force: true }))
     mkdirSync(join(logs, 'spill'))
-    const cluster = new (Flavour as any)({ cores: 1, memory: '2GB', walltime: '00:30:00', logDirectory: logs, tempBaseDir: join(logs, 'spill') })
+    const cluster = new (Flavour as any)({ cores: 1, memory: '2 GiB', walltime: '00:30:00', logDirectory: logs, tempBaseDir: join(logs, 'spill') })
     t.teardown(() => cluster.close())
     await cluster.scale(2)
     t.deepEqual(calls(bin).map((c: string) => c.replace(/ \S+\.sh$/, '')), [submit, submit])
@@ -107,7 +108,7 @@ test('adapt: jobs follow the work between minimum and maximum, counting jobs sti
   const bin = standIns(t)
   const logs = mkdtempSync(join(tmpdir(), 'spillway-jobs-'))
   t.teardown(() => rmSync(logs, { recursive: true, force: true }))
-  const cluster = new SlurmCluster({ cores: 1, memory: '2GB', logDirectory: logs, tempBaseDir: logs })
+  const cluster = new SlurmCluster({ cores: 1, memory: '2 GiB', logDirectory: logs, tempBaseDir: logs })
   t.teardown(() => cluster.close())
   await cluster.adapt({ minimum: 1, maximum: 2, interval: 200, waitCount: 2 })
   await until('the minimum', () => cluster.jobs.size === 1)

@@ -262,7 +262,7 @@ test('a spec holding a function or a symbol is ERR_SPILLWAY_INVALID_ARGUMENT nam
   t.throws(() => hashOf({ args: [Symbol('s')] }), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /spec\.args\[0\]: got "a symbol \(s\)"/ })
 })
 
-/** Where the missing keys go, and the rank of every other kind, as the README documents them. */
+/** Where the missing keys go, and the rank of every other kind, as docs/bags.md documents them. */
 const MIXED: unknown[] = [NaN, null, undefined, 3, -1, 2n, 2, '10', '9', 'a', true, false, -0, 0, Infinity, -Infinity, new Date(1), new Date(0), [1, 'a'], [1], [0, 5], { a: 1 }, 1n]
 
 test('sort order: total (antisymmetric, transitive), its ties exactly the equal keys, over random mixed keys in every direction', (t) => {

@@ -81,10 +81,9 @@ test('a worker without the cluster’s secret is refused and logged; one of anot
   const dir = scratch(t)
   const file = join(dir, 'scheduler.json')
   const logged: string[] = []
-  const orig = console.error
-  console.error = (...a: unknown[]) => void logged.push(a.join(' '))
-  t.teardown(() => void (console.error = orig))
-  const { client, cluster } = await setupClient({ workloadType: 'cpu', maxWorkers: 1, maxMemGb: 2, reserveMemGb: 1, dashboard: false, schedulerFile: file })
+  const push = (m: string) => void logged.push(m)
+  const logger = { info: push, warn: push, error: push, debug() {} }
+  const { client, cluster } = await setupClient({ workloadType: 'cpu', maxWorkers: 1, maxMemGb: 2, reserveMemGb: 1, dashboard: false, schedulerFile: file, logger })
   t.teardown(async () => {
     await client.close()
     await cluster.close()

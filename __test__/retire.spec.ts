@@ -100,10 +100,9 @@ test('retireWorkers refuses unknown workers and retiring every worker', async (t
 
 test('a worker paused by unmanaged memory past pausedRestart hands its values over and is restarted; the log says paused, and why', async (t) => {
   const lines: string[] = []
-  const error = console.error
-  console.error = (...args: unknown[]) => void lines.push(args.join(' '))
-  t.teardown(() => void (console.error = error))
-  const { client } = await cluster(t, { memoryTarget: 0.3, memorySpill: 0.4, memoryPause: 0.5, memoryTerminate: 0.98, pausedRestart: 1, silenceLogs: false })
+  const push = (m: string) => void lines.push(m)
+  const logger = { info: push, warn: push, error: push, debug() {} }
+  const { client } = await cluster(t, { memoryTarget: 0.3, memorySpill: 0.4, memoryPause: 0.5, memoryTerminate: 0.98, pausedRestart: 1, silenceLogs: false, logger })
   const [a, b] = await addresses(client)
   const fs = Array.from({ length: 4 }, (_, i) => client.submit(block, [8, i], { workers: [a], pure: false }))
   await client.gather(fs)

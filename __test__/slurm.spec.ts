@@ -1,5 +1,5 @@
 // A real SLURM on this machine (scripts/slurm-local.sh, started by .ci/run
-// as root): the README's batch script through sbatch, the allocation runner
+// as root): docs/hpc.md's batch script through sbatch, the allocation runner
 // under srun, and SlurmCluster submitting sbatch jobs. Without a SLURM the
 // tests say so and pass, unless SPILLWAY_REQUIRE_SLURM=1 (as in .ci/run).
 import test, { type ExecutionContext } from 'ava'
@@ -25,15 +25,15 @@ function scratch(t: ExecutionContext): string {
   return dir
 }
 
-/** The README's SLURM batch script for the allocation runner. */
+/** docs/hpc.md's SLURM batch script for the allocation runner. */
 function readmeBatchScript(): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8').replace(/^ {2}/gm, '')
+  const readme = readDoc('hpc.md').replace(/^ {2}/gm, '')
   const m = /```sh\n(#!\/bin\/bash\n#SBATCH --nodes=3[\s\S]*?srun node examples\/allocation\.mjs\n)```/.exec(readme)
-  if (!m) throw new Error('the README has no SLURM batch script for examples/allocation.mjs')
+  if (!m) throw new Error('docs/hpc.md has no SLURM batch script for examples/allocation.mjs')
   return m[1]
 }
 
-test('the README’s SLURM batch script runs the allocation runner under sbatch and srun: rank 0 computes on the others’ workers', (t) => {
+test('docs/hpc.md’s SLURM batch script runs the allocation runner under sbatch and srun: rank 0 computes on the others’ workers', (t) => {
   t.timeout(5 * 60_000)
   if (!slurm(t)) return t.pass()
   const dir = scratch(t)

@@ -70,7 +70,7 @@ test('low free space gives a warning, printed to stderr unless silent', async (t
   try {
     const loud = await createSpillDir(new SetupConfig({ tempBaseDir: base }), { expectedSpillBytes: Number.MAX_SAFE_INTEGER })
     t.regex(loud.warning!, /less than the .* GiB the workers could spill/)
-    t.is(printed.filter((l) => l.includes('[spillway] warning')).length, 1)
+    t.is(printed.filter((l) => l.includes('[spillway] warn: ')).length, 1)
     await loud.remove()
     const quiet = await createSpillDir(new SetupConfig({ tempBaseDir: base, silenceLogs: true }), { expectedSpillBytes: Number.MAX_SAFE_INTEGER })
     t.truthy(quiet.warning, 'still returned when silent')
@@ -83,7 +83,7 @@ test('low free space gives a warning, printed to stderr unless silent', async (t
   } finally {
     process.stderr.write = write
   }
-  t.is(printed.filter((l) => l.includes('[spillway] warning')).length, 1)
+  t.is(printed.filter((l) => l.includes('[spillway] warn: ')).length, 1)
   const jobfs = await resolveSpillBase(new SetupConfig(), { env: { PBS_JOBFS: base }, expectedSpillBytes: Number.MAX_SAFE_INTEGER })
   t.regex(jobfs.warning!, /#PBS -l jobfs=/)
 })

@@ -1,6 +1,6 @@
 // One script for every rank of a batch allocation (srun, mpiexec, pbsdsh):
 // rank 0 gets the client; every other rank becomes workers and never gets
-// past setupClient. Run as README "Many nodes" shows.
+// past setupClient. Run as docs/hpc.md ("Many nodes") shows.
 import { setupClient, random } from 'spillway'
 
 const { client, cluster } = await setupClient({ cluster: 'allocation', dashboard: false })

@@ -1,6 +1,6 @@
 // Your data in partitions: a log analysis with bags over files this example
 // writes itself (NDJSON request logs, a CSV of users, a Parquet file of
-// trips), on two workers. README.md ("Your data in partitions") shows this
+// trips), on two workers. docs/bags.md shows this
 // code and what it prints.
 //
 //   npx tsx examples/bag-pipeline.ts

@@ -43,7 +43,7 @@ async function main() {
 
   const stage = mkdtempSync(join(tmpdir(), 'spillway-pack-'))
   try {
-    for (const f of ['bin', 'dist', 'index.js', 'index.d.ts', 'README.md', 'npm']) cpSync(join(root, f), join(stage, f), { recursive: true })
+    for (const f of ['bin', 'dist', 'index.js', 'index.d.ts', 'README.md', 'LICENSE', 'npm']) cpSync(join(root, f), join(stage, f), { recursive: true })
     const staged = {
       ...pkg,
       files: ['bin', 'dist', 'index.js', 'index.d.ts'],

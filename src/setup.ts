@@ -15,6 +15,7 @@ import { createSpillDir } from './config/tempdir'
 import { maxSpillBytes } from './native/spill-buffer'
 import { checkFiles } from './config/file-checks'
 import { tuneMemoryThresholds } from './reporting/tune'
+import { levelLog, resolveLogger, type Logger } from './base/logger'
 
 export interface SetupResult {
   client: Client
@@ -24,7 +25,18 @@ export interface SetupResult {
   spec: MemorySpec
   resources: Resources
   config: SetupConfig
+  /** Where spillway's messages go: the `logger` option, else stderr (nothing when silenceLogs). */
+  logger: Logger
   [Symbol.asyncDispose](): Promise<void>
+}
+
+/**
+ * setupClient's options: SetupConfig's (plain data, also flags and profile
+ * files) and `logger`, which is code and so lives beside them.
+ */
+export type SetupClientOptions = (SetupOptions | { config: SetupConfig }) & {
+  /** Any object with info, warn, error and debug (console, a pino logger); default: stderr. Nothing goes to stdout. */
+  logger?: Logger
 }
 
 function resolveConfig(options: SetupOptions | { config: SetupConfig }): SetupConfig {
@@ -50,21 +62,24 @@ function listenAddress(config: SetupConfig): string | undefined {
   return formatAddress({ kind, host, port: e.port })
 }
 
-export async function setupClient(options: SetupOptions | { config: SetupConfig } = {}): Promise<SetupResult> {
-  let config = resolveConfig(options)
+export async function setupClient(options: SetupClientOptions = {}): Promise<SetupResult> {
+  const { logger: given, ...rest } = (options ?? {}) as SetupClientOptions & Record<string, unknown>
+  let config = resolveConfig(options && typeof options === 'object' && !Array.isArray(options) ? (rest as SetupOptions) : (options as SetupOptions))
+  const logger = resolveLogger(given, config.silenceLogs)
   checkFiles(config)
   // Ranks other than 0 become workers here and never return.
-  if (config.cluster === 'allocation') config = await allocationConfig(config)
+  if (config.cluster === 'allocation') config = await allocationConfig(config, process.env, (m) => logger.info(m))
   const resources = await detectResources()
   const spec = computeMemorySpec(config, resources)
+  logger.debug('resources %j; sizing %j', resources, spec)
   const thresholds = {
     target: config.memoryTarget,
     spill: config.memorySpill,
     pause: config.memoryPause,
     terminate: config.memoryTerminate,
   }
-  const spillDir = await createSpillDir(config, { expectedSpillBytes: spec.usableBytes })
-  const log = config.silenceLogs ? undefined : (level: string, message: string) => console.error(`[spillway] ${level}: ${message}`)
+  const spillDir = await createSpillDir(config, { expectedSpillBytes: spec.usableBytes, logger })
+  const log = levelLog(logger)
   let cluster: LocalCluster
   try {
     cluster = await LocalCluster.start({
@@ -91,23 +106,18 @@ export async function setupClient(options: SetupOptions | { config: SetupConfig 
     await spillDir.remove()
     throw e
   }
-  if (!config.silenceLogs) {
-    console.log(
-      formatSummary(spec, {
-        spillDir: spillDir.path,
-        spillCompression: config.spillCompression,
-        commCompression: config.commCompression,
-        listening: cluster.remote?.address,
-        localWorkers: config.localWorkers,
-      }),
-    )
-  }
-  const client = new Client(cluster, { ownsCluster: true, silenceLogs: config.silenceLogs, maxGraphTasks: config.maxGraphTasks })
-  if (config.dashboard) await startDashboardFor(client, config)
-  if (config.adaptiveMemory) {
-    const tuned = await tuneMemoryThresholds(client)
-    if (!config.silenceLogs) console.log(tuned.summary())
-  }
+  logger.info(
+    formatSummary(spec, {
+      spillDir: spillDir.path,
+      spillCompression: config.spillCompression,
+      commCompression: config.commCompression,
+      listening: cluster.remote?.address,
+      localWorkers: config.localWorkers,
+    }),
+  )
+  const client = new Client(cluster, { ownsCluster: true, silenceLogs: config.silenceLogs, maxGraphTasks: config.maxGraphTasks, logger })
+  if (config.dashboard) await startDashboardFor(client, config, logger)
+  if (config.adaptiveMemory) logger.info((await tuneMemoryThresholds(client)).summary())
   return {
     client,
     cluster,
@@ -115,6 +125,7 @@ export async function setupClient(options: SetupOptions | { config: SetupConfig 
     spec,
     resources,
     config,
+    logger,
     async [Symbol.asyncDispose]() {
       await client.close()
       await cluster.close()

@@ -125,7 +125,7 @@ export function statFile(path: string, what: string) {
     return st
   } catch (e: any) {
     if (e instanceof SpillwayError) throw e
-    throw new SpillwayError('ERR_SPILLWAY_READ', `${what}: cannot read ${path}: ${e?.message ?? e}`, { path, cause: e?.code })
+    throw new SpillwayError('ERR_SPILLWAY_READ', `${what}: cannot read ${path}: ${e?.message ?? e}`, { path, cause: e?.code }, { cause: e })
   }
 }
 

@@ -68,8 +68,9 @@ export function isErrorCode(code: unknown): code is SpillwayErrorCode {
 export class SpillwayError extends Error {
   readonly code: SpillwayErrorCode
   readonly details: Record<string, unknown>
-  constructor(code: SpillwayErrorCode, message: string, details: Record<string, unknown> = {}) {
-    super(message)
+  /** `options.cause`: the error this one wraps (a file system's, the binding's), as the standard `Error.cause`. */
+  constructor(code: SpillwayErrorCode, message: string, details: Record<string, unknown> = {}, options?: ErrorOptions) {
+    super(message, options)
     this.name = 'SpillwayError'
     this.code = code
     this.details = details
@@ -111,8 +112,8 @@ function listProblems(what: string, problems: ConfigProblem[]): string {
 
 export class ConfigError extends SpillwayError {
   readonly problems: ConfigProblem[]
-  constructor(problems: ConfigProblem[], what = 'configuration') {
-    super('ERR_SPILLWAY_INVALID_CONFIG', listProblems(what, problems), { problems })
+  constructor(problems: ConfigProblem[], what = 'configuration', options?: ErrorOptions) {
+    super('ERR_SPILLWAY_INVALID_CONFIG', listProblems(what, problems), { problems }, options)
     this.name = 'ConfigError'
     this.problems = problems
   }
@@ -232,7 +233,7 @@ export function fromNative(err: unknown): unknown {
   if (err instanceof SpillwayError || !(err instanceof Error)) return err
   const m = NATIVE.exec(err.message)
   if (!m || !isErrorCode(m[1])) return err
-  const e = new SpillwayError(m[1], m[2])
+  const e = new SpillwayError(m[1], m[2], {}, { cause: err })
   e.stack = err.stack
   return e
 }
@@ -261,8 +262,8 @@ const ownTaskErrors: WeakSet<object> = ((globalThis as Record<symbol, unknown>)[
  * cannot read its file): marked, so its code reaches the caller as it is,
  * while a user's error is always ERR_SPILLWAY_TASK whatever code it carries.
  */
-export function ownTaskError(code: SpillwayErrorCode, message: string, details: Record<string, unknown> = {}): SpillwayError {
-  const e = new SpillwayError(code, message, details)
+export function ownTaskError(code: SpillwayErrorCode, message: string, details: Record<string, unknown> = {}, options?: ErrorOptions): SpillwayError {
+  const e = new SpillwayError(code, message, details, options)
   ownTaskErrors.add(e)
   return e
 }

@@ -14,6 +14,7 @@ import { setupClient, type SetupResult } from '../setup'
 import { tuneMemoryThresholds, type TuneResult } from '../reporting/tune'
 import type { Client } from '../client/client'
 import { formatSystemAnalysis } from './info'
+import { stderrLogger } from '../base/logger'
 
 const GIB = 2 ** 30
 
@@ -88,7 +89,9 @@ export async function systemSection(ctx: DemoContext): Promise<Resources> {
 // ── 2–5. Pressure test, report, timeline ────────────────────────────────────
 
 async function pressureCluster(ctx: DemoContext, extra: SetupOptions = {}): Promise<SetupResult> {
-  return setupClient({ ...PRESSURE_CONFIG, silenceLogs: !ctx.verbose, tempBaseDir: ctx.tempBaseDir, ...extra })
+  // The demo's output is its purpose: the configuration summary is part of it (stdout); warnings stay on stderr.
+  const logger = { ...stderrLogger, info: (m: string) => ctx.out(m) }
+  return setupClient({ ...PRESSURE_CONFIG, silenceLogs: !ctx.verbose, tempBaseDir: ctx.tempBaseDir, ...extra, logger })
 }
 
 async function persistAndWait(ctx: DemoContext, client: Client, array: ChunkedArray, label: string): Promise<ChunkedArray> {

@@ -1,6 +1,7 @@
 import { ConfigError, SpillwayError } from '../base/errors'
 import { closestName } from '../base/suggest'
 import { UsageError } from './args'
+import { VERSION } from '../base/version'
 
 /** A subcommand module: `run` returns the process exit code. */
 export interface CommandModule {
@@ -41,7 +42,7 @@ export function usage(): string {
     'Commands:',
     ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
     '',
-    'Run `spillway <command> --help` for the options of a command.',
+    'Run `spillway <command> --help` for the options of a command, `spillway --version` for the version.',
   ].join('\n')
 }
 
@@ -52,6 +53,11 @@ export async function main(argv: string[]): Promise<number> {
     const out = name === undefined ? process.stderr : process.stdout
     out.write(usage() + '\n')
     return name === undefined ? 2 : 0
+  }
+  // Only before a command: `spillway info -v` is the command's to read.
+  if (name === '--version' || name === '-v') {
+    process.stdout.write(`${VERSION}\n`)
+    return 0
   }
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
   if (!command) {

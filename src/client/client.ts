@@ -29,6 +29,7 @@ import { lowestOn } from '../config/thresholds'
 import { OPTIONS } from '../config/options'
 import { checkGraphSize } from './graph-limit'
 import { iterateCollection, type IterateItem, type IterateOptions } from './iterate'
+import { resolveLogger, type Logger } from '../base/logger'
 
 export interface ClientOptions {
   dashboardLink?: string
@@ -36,16 +37,14 @@ export interface ClientOptions {
   ownsCluster?: boolean
   /** No progress bars, even when asked for (setupClient passes its silenceLogs). */
   silenceLogs?: boolean
+  logger?: Logger // where its messages go (console's or pino's shape); default: stderr
   /** Tasks one persist or compute may make (setupClient's maxGraphTasks). */
   maxGraphTasks?: number
 }
 
 /** Options of `persist` and `compute`. */
 export interface ProgressOption {
-  /**
-   * Show a progress bar (chunk tasks done / total, bytes spilled) on a
-   * terminal; nothing is drawn when output is not a TTY or logs are silenced.
-   */
+  /** Show a progress bar (tasks done / total, bytes spilled) on a terminal (stderr); none when not a TTY or logs are silenced. */
   progress?: boolean
 }
 
@@ -55,6 +54,7 @@ export class Client {
   readonly #ownsCluster: boolean
   /** No progress bars for this client (setupClient's `silenceLogs`). */
   readonly silenceLogs: boolean
+  readonly logger: Logger
   /** Tasks one persist or compute may make; a larger graph is ERR_SPILLWAY_GRAPH_TOO_LARGE before any task is made. */
   maxGraphTasks: number
   readonly #futures: FutureEngine
@@ -66,6 +66,7 @@ export class Client {
     this.dashboardLink = options.dashboardLink
     this.#ownsCluster = options.ownsCluster ?? false
     this.silenceLogs = options.silenceLogs ?? false
+    this.logger = resolveLogger(options.logger, this.silenceLogs)
     this.maxGraphTasks = options.maxGraphTasks ?? OPTIONS.maxGraphTasks.default
     this.#futures = new FutureEngine(cluster.scheduler, cluster.secret, () => this.#check())
   }
@@ -79,10 +80,8 @@ export class Client {
   }
 
   /**
-   * Places the array's chunk tasks on the workers and resolves once they are
-   * submitted, with the array bound to this client; `await x.wait()` for the
-   * chunks themselves. With `{ progress: true }` a bar shows the chunks
-   * held so far until every chunk is held (or the cluster closes).
+   * Places the array's chunk tasks on the workers and resolves once they are submitted, with the array bound to
+   * this client; `await x.wait()` for the chunks. `{ progress: true }`: a bar of the chunks held (until all are).
    */
   async persist(array: ChunkedArray, options?: ProgressOption): Promise<ChunkedArray>
   async persist<T>(bag: Bag<T>, options?: ProgressOption): Promise<Bag<T>>

@@ -34,7 +34,7 @@ function pem(files: TlsFiles, what: keyof TlsFiles): Buffer | undefined {
   try {
     return readFileSync(f)
   } catch (e: any) {
-    throw new SpillwayError('ERR_SPILLWAY_INVALID_CONFIG', `cannot read the TLS ${what} file ${f}: ${e.message}`, { field: `tls ${what}`, value: f })
+    throw new SpillwayError('ERR_SPILLWAY_INVALID_CONFIG', `cannot read the TLS ${what} file ${f}: ${e.message}`, { field: `tls ${what}`, value: f }, { cause: e })
   }
 }
 

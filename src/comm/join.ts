@@ -56,9 +56,9 @@ async function handshake(scheduler: string, secret: Buffer, timeoutMs: number, t
       socket = await dial(scheduler, 10_000, tls)
     } catch (e: any) {
       if (/certificate|SSL|TLS|self.signed/i.test(e.message)) {
-        throw new SpillwayError('ERR_SPILLWAY_AUTH', `the scheduler at ${scheduler} failed the TLS handshake: ${e.message} (give the workers the CA that signed its certificate: --tls-ca)`, { scheduler })
+        throw new SpillwayError('ERR_SPILLWAY_AUTH', `the scheduler at ${scheduler} failed the TLS handshake: ${e.message} (give the workers the CA that signed its certificate: --tls-ca)`, { scheduler }, { cause: e })
       }
-      throw new SpillwayError('ERR_SPILLWAY_NO_SCHEDULER', `cannot reach the scheduler at ${scheduler}: ${e.message}`, { scheduler })
+      throw new SpillwayError('ERR_SPILLWAY_NO_SCHEDULER', `cannot reach the scheduler at ${scheduler}: ${e.message}`, { scheduler }, { cause: e })
     }
     try {
       const left = start + timeoutMs - Date.now()

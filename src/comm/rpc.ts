@@ -27,7 +27,9 @@ export function workerError(e: ErrorPayload): SpillwayError {
   // throwing { code: 'ERR_SPILLWAY_MISSING_DEP' } would otherwise be rerun forever.
   if (e.remote) {
     details.remote = e.remote
-    const err = new SpillwayError('ERR_SPILLWAY_TASK', e.message, details)
+    // The task's own error, rebuilt as far as it crossed (name, message, stack), as the standard cause.
+    const cause = Object.assign(new Error(e.remote.message), { name: e.remote.name, stack: e.remote.stack ?? `${e.remote.name}: ${e.remote.message}` })
+    const err = new SpillwayError('ERR_SPILLWAY_TASK', e.message, details, { cause })
     if (e.remote.stack) err.stack = `${err.stack}\n  the task's own error, as thrown on the worker:\n${e.remote.stack}`
     return err
   }

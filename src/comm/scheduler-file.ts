@@ -78,7 +78,7 @@ export function readSecretFile(path: string): Buffer {
   try {
     text = readFileSync(path, 'utf8').trim()
   } catch (e: any) {
-    throw new SpillwayError('ERR_SPILLWAY_INVALID_ARGUMENT', `cannot read the secret file ${path}: ${e.message}`, { secretFile: path })
+    throw new SpillwayError('ERR_SPILLWAY_INVALID_ARGUMENT', `cannot read the secret file ${path}: ${e.message}`, { secretFile: path }, { cause: e })
   }
   if (!/^[0-9a-f]{64}$/i.test(text)) {
     throw new SpillwayError('ERR_SPILLWAY_INVALID_ARGUMENT', `the secret file ${path} does not hold 64 hex digits (a 256-bit secret)`, { secretFile: path })

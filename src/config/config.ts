@@ -105,14 +105,14 @@ export class SetupConfig {
     try {
       text = readFileSync(path, 'utf8')
     } catch (err) {
-      throw new ConfigError([{ field: 'path', value: path, allowed: `a readable file (${(err as Error).message})` }], what)
+      throw new ConfigError([{ field: 'path', value: path, allowed: `a readable file (${(err as Error).message})` }], what, { cause: err })
     }
     let data: unknown
     try {
       // YAML is a superset of JSON, but JSON.parse gives the clearer error for a .json file.
       data = extname(path).toLowerCase() === '.json' ? JSON.parse(text) : YAML.parse(text)
     } catch (err) {
-      throw new ConfigError([{ field: 'path', value: path, allowed: `valid JSON or YAML (${(err as Error).message})` }], what)
+      throw new ConfigError([{ field: 'path', value: path, allowed: `valid JSON or YAML (${(err as Error).message})` }], what, { cause: err })
     }
     if (!isPlainObject(data)) {
       throw new ConfigError([{ field: 'path', value: path, allowed: 'a JSON or YAML object of setup options' }], what)

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { basename, join, resolve } from 'node:path'
 import type { SetupConfig } from './config'
 import { ConfigError } from '../base/errors'
+import { stderrLogger, type Logger } from '../base/logger'
 
 export type SpillBaseSource = 'tempBaseDir' | 'PBS_JOBFS' | 'TMPDIR' | 'os'
 
@@ -28,6 +29,8 @@ export interface SpillDirOptions {
   expectedSpillBytes?: number
   /** Do not print the low-space warning (it is still returned). Defaults to config.silenceLogs. */
   silent?: boolean
+  /** Where the warning goes (stderr unless told). */
+  logger?: Logger
 }
 
 async function writableDir(dir: string): Promise<string | undefined> {
@@ -146,13 +149,13 @@ export async function createSpillDir(config: Pick<SetupConfig, 'tempBaseDir' | '
   } catch (err) {
     // Permission bits pass for root where the filesystem still refuses (/proc, a read-only mount).
     const where = base.baseSource === 'tempBaseDir' ? '' : ` (chosen from ${base.baseSource === 'os' ? 'the OS temp dir' : `$${base.baseSource}`}; set tempBaseDir to another)`
-    throw new ConfigError([{ field: 'tempBaseDir', value: config.tempBaseDir ?? base.base, allowed: `a directory where a new directory can be made (${(err as Error).message})${where}` }])
+    throw new ConfigError([{ field: 'tempBaseDir', value: config.tempBaseDir ?? base.base, allowed: `a directory where a new directory can be made (${(err as Error).message})${where}` }], undefined, { cause: err })
   }
   // mkdtemp already uses 0700, but say it explicitly: the guarantee matters more than the default.
   await chmod(path, 0o700)
   hookExit()
   live.add(path)
-  if (base.warning && !(opts.silent ?? config.silenceLogs)) process.stderr.write(`[spillway] warning: ${base.warning}\n`)
+  if (base.warning && !(opts.silent ?? config.silenceLogs)) (opts.logger ?? stderrLogger).warn(base.warning)
   let removed = false
   return {
     ...base,

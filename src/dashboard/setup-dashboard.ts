@@ -1,14 +1,15 @@
-// setupClient's part of the dashboard: start it as the config asks, print
-// where it is, and tie its life to the cluster's.
+// setupClient's part of the dashboard: start it as the config asks, log
+// where it is (never on stdout), and tie its life to the cluster's.
 
 import type { Client } from '../client/client'
 import type { SetupConfig } from '../config/config'
 import { ConfigError, SpillwayError } from '../base/errors'
 import { dashboardBanner, startDashboard, type Dashboard } from './server'
+import type { Logger } from '../base/logger'
 
-type DashboardConfig = Pick<SetupConfig, 'dashboardPort' | 'dashboardAddress' | 'silenceLogs'>
+type DashboardConfig = Pick<SetupConfig, 'dashboardPort' | 'dashboardAddress'>
 
-export async function startDashboardFor(client: Client, config: DashboardConfig): Promise<Dashboard> {
+export async function startDashboardFor(client: Client, config: DashboardConfig, logger: Logger = client.logger): Promise<Dashboard> {
   const address = config.dashboardAddress
   let dashboard: Dashboard
   try {
@@ -17,7 +18,7 @@ export async function startDashboardFor(client: Client, config: DashboardConfig)
     } catch (e) {
       // As Dask does: a taken port is not worth failing the cluster for.
       if (!(e instanceof SpillwayError && e.details.errno === 'EADDRINUSE' && config.dashboardPort !== 0)) throw e
-      if (!config.silenceLogs) console.error(`[spillway] warn: dashboard port ${config.dashboardPort} is in use; using a free port instead`)
+      logger.warn(`dashboard port ${config.dashboardPort} is in use; using a free port instead`)
       dashboard = await startDashboard(client, { port: 0, address })
     }
   } catch (e) {
@@ -26,10 +27,11 @@ export async function startDashboardFor(client: Client, config: DashboardConfig)
     throw new ConfigError(
       [{ field: 'dashboardAddress', value: address, allowed: `an address of this machine to listen on (listening failed: ${errno ?? (e as Error).message}); or dashboard: false` }],
       'dashboard',
+      { cause: e },
     )
   }
   client.cluster.onClose(() => dashboard.close())
   client.dashboardLink = dashboard.url
-  if (!config.silenceLogs) console.log(dashboardBanner(dashboard.url, dashboard.port, address))
+  logger.info(dashboardBanner(dashboard.url, dashboard.port, address))
   return dashboard
 }

@@ -13,6 +13,7 @@ import { VERSION } from '../base/version'
 import { formatBytes } from '../base/units'
 import { SpillwayError } from '../base/errors'
 import { SummaryLog } from '../base/log-summary'
+import { levelLog, resolveLogger, type Logger } from '../base/logger'
 import type { Thresholds } from '../wire/protocol'
 import { ScatterBackup } from '../scheduler/scatter-backup'
 import { Scheduler } from '../scheduler/scheduler'
@@ -51,6 +52,9 @@ export interface LocalClusterOptions {
   schedulerFile?: string
   /** Called once the workers are stopped, to remove the spill directory. */
   cleanup?: () => Promise<void> | void
+  /** Where the cluster's messages go (console's or pino's shape); default: stderr. */
+  logger?: Logger
+  /** (level, message) instead of a logger; spillway's own callers pass one. */
   log?: (level: string, message: string) => void
 }
 
@@ -104,6 +108,7 @@ export class LocalCluster {
   }
 
   static async start(options: LocalClusterOptions): Promise<LocalCluster> {
+    options = { ...options, log: options.log ?? levelLog(resolveLogger(options.logger)) }
     installExitHook()
     const c = new LocalCluster(options)
     live.add(c)
@@ -143,6 +148,8 @@ export class LocalCluster {
   #logHealth(): void {
     const log = this.options.log
     if (!log) return
+    this.scheduler.on('worker-added', (w) => log('debug', `worker ${w.address} (${w.name}) added: ${w.nthreads} thread(s), ${formatBytes(w.memoryLimit)} limit`))
+    this.scheduler.on('worker-removed', (w, why) => log('debug', `worker ${w.address} (${w.name}) removed: ${why}`))
     this.scheduler.on('worker-unresponsive', (w, ms) => log('warn', `worker ${w.address} (${w.name}) has not answered for ${ms / 1000} s (is a task blocking its event loop?): marked unresponsive, no new work goes to it and the work it has not started moves to other workers`))
     this.scheduler.on('worker-responsive', (w) => log('info', `worker ${w.address} (${w.name}) answers again`))
     this.scheduler.on('worker-retiring', (w, why) => log('info', `worker ${w.address} (${w.name}) retires (${why}): moving its values to the other workers`))

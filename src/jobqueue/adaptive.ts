@@ -4,6 +4,7 @@
 // shrinks to `minimum`. Workers of jobs still queued in the batch system
 // count as coming, so a slow queue does not make it submit again and again.
 
+import { stderrLogger } from '../base/logger'
 import { ConfigError } from '../base/errors'
 import type { Scheduler } from '../scheduler/scheduler'
 
@@ -27,6 +28,7 @@ export class Adaptive {
     /** Workers asked for so far (running and queued jobs). */
     private readonly planned: () => number,
     private readonly scale: (n: number) => Promise<void>,
+    private readonly warn: (message: string) => void = (m) => stderrLogger.warn(m),
   ) {
     const { minimum = 0, maximum = Infinity, interval = 1000, waitCount = 3 } = options
     const problems = []
@@ -65,7 +67,7 @@ export class Adaptive {
         }
       } else this.#fewer = 0
     } catch (e: any) {
-      process.stderr.write(`[spillway] warn: adapt: ${e.message}\n`)
+      this.warn(`adapt: ${e.message}`)
     } finally {
       this.#busy = false
     }

@@ -4,6 +4,7 @@
 // submits or cancels jobs, `adapt()` does it from the work waiting, and
 // `close()` cancels every job it submitted.
 
+import { levelLog, resolveLogger, type Logger } from '../base/logger'
 import { execFile } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -43,6 +44,7 @@ export interface Flavour {
 
 export abstract class JobQueueCluster {
   readonly options: ResolvedJobOptions
+  readonly logger: Logger
   readonly schedulerFile: string
   readonly jobs = new Map<string, Job>()
   #local: LocalCluster | undefined
@@ -59,6 +61,7 @@ export abstract class JobQueueCluster {
   ) {
     this.options = resolveJobOptions(options, extraKeys, extraProblems, `${flavour.name} options`, () => [process.execPath, BIN_PATH])
     this.options.logDirectory = resolve(this.options.logDirectory)
+    this.logger = resolveLogger(options.logger, options.silenceLogs)
     this.schedulerFile = resolve(this.options.schedulerFile ?? join(this.options.logDirectory, `spillway-scheduler-${process.pid}.json`))
   }
 
@@ -90,7 +93,7 @@ export abstract class JobQueueCluster {
         listen: `tcp://${host.includes(':') ? `[${host}]` : host}:0`,
         schedulerFile: this.schedulerFile,
         cleanup: () => spill.remove(),
-        log: (level, m) => process.stderr.write(`[spillway] ${level}: ${m}\n`),
+        log: levelLog(this.logger),
       })
       local.scheduler.on('worker-added', (w) => {
         const job = w.jobId ? this.jobs.get(w.jobId) : undefined
@@ -115,7 +118,7 @@ export abstract class JobQueueCluster {
     try {
       stdout = (await run(command, args(script), { cwd: this.options.logDirectory })).stdout
     } catch (e: any) {
-      throw new SpillwayError('ERR_SPILLWAY_JOB_SUBMIT', `${command} failed for ${script}: ${(e.stderr || e.message).trim()}`, { command, script })
+      throw new SpillwayError('ERR_SPILLWAY_JOB_SUBMIT', `${command} failed for ${script}: ${(e.stderr || e.message).trim()}`, { command, script }, { cause: e })
     }
     const id = this.flavour.parseJobId(stdout)
     if (!id) throw new SpillwayError('ERR_SPILLWAY_JOB_SUBMIT', `${command} printed no job id: ${JSON.stringify(stdout.trim())}`, { command, script })
@@ -132,7 +135,7 @@ export abstract class JobQueueCluster {
       await run(command, args(ids))
     } catch (e: any) {
       // A job that already ended cannot be cancelled; that is what we wanted.
-      process.stderr.write(`[spillway] warn: ${command} ${ids.join(' ')}: ${(e.stderr || e.message).trim()}\n`)
+      this.logger.warn(`${command} ${ids.join(' ')}: ${(e.stderr || e.message).trim()}`)
     }
   }
 
@@ -146,7 +149,7 @@ export abstract class JobQueueCluster {
     try {
       await s.retireWorkers(workers)
     } catch (e: any) {
-      process.stderr.write(`[spillway] warn: scaling down: ${e.message}; cancelling the job(s) all the same, their values are made again\n`)
+      this.logger.warn(`scaling down: ${e.message}; cancelling the job(s) all the same, their values are made again`)
     }
   }
 
@@ -170,7 +173,7 @@ export abstract class JobQueueCluster {
   async adapt(options: AdaptOptions = {}): Promise<void> {
     const local = await this.start()
     this.#adaptive?.stop()
-    this.#adaptive = new Adaptive(local.scheduler, options, () => this.jobs.size * this.workersPerJob, (n) => this.scale(n))
+    this.#adaptive = new Adaptive(local.scheduler, options, () => this.jobs.size * this.workersPerJob, (n) => this.scale(n), (m) => this.logger.warn(m))
   }
 
   /** Cancels every job, then stops the scheduler. Harmless twice. */

@@ -1,13 +1,15 @@
 // Options of the job-queue clusters (SlurmCluster, PbsCluster), checked in
 // one place: every bad one is named, with what is allowed.
 
+import { memorySizeProblem, parseBytes } from '../base/units'
+import type { Logger } from '../base/logger'
 import { ConfigError, type ConfigProblem } from '../base/errors'
 import { closestName } from '../base/suggest'
 
 export interface JobQueueOptions {
   /** Cores each job asks for. */
   cores: number
-  /** Memory each job asks for: GiB as a number, or '16GB', '16G', '1600MB'. */
+  /** Memory each job asks for: bytes, or a size such as '16 GiB' or '16GB' (16·10⁹ bytes). */
   memory: number | string
   /** Worker processes per job (they share its cores and memory); default 1. */
   processes?: number
@@ -35,6 +37,8 @@ export interface JobQueueOptions {
   /** The command that runs spillway on the nodes; default: this Node and this spillway. */
   command?: string[]
   silenceLogs?: boolean
+  /** Where the cluster's messages go (console's or pino's shape); default: stderr. */
+  logger?: Logger
 }
 
 export interface ResolvedJobOptions {
@@ -55,16 +59,9 @@ export interface ResolvedJobOptions {
   command: string[]
 }
 
-const GIB = 2 ** 30
-const UNITS: Record<string, number> = { '': GIB, k: 2 ** 10, kb: 2 ** 10, m: 2 ** 20, mb: 2 ** 20, g: GIB, gb: GIB, t: 2 ** 40, tb: 2 ** 40, kib: 2 ** 10, mib: 2 ** 20, gib: GIB, tib: 2 ** 40 }
-
+/** Bytes of a job's memory or disk (base/units.ts, as every size), or undefined when `memorySizeProblem` refuses it. */
 export function parseMemory(v: unknown): number | undefined {
-  if (typeof v === 'number') return Number.isFinite(v) && v > 0 ? Math.round(v * GIB) : undefined
-  if (typeof v !== 'string') return undefined
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(v)
-  if (!m || !Object.hasOwn(UNITS, m[2].toLowerCase())) return undefined
-  const bytes = Math.round(Number(m[1]) * UNITS[m[2].toLowerCase()])
-  return bytes > 0 ? bytes : undefined
+  return memorySizeProblem(v) === undefined ? parseBytes(v) : undefined
 }
 
 export function parseWalltime(v: unknown): number | undefined {
@@ -100,6 +97,7 @@ export const COMMON_KEYS = [
   'deathTimeout',
   'command',
   'silenceLogs',
+  'logger',
 ]
 
 /** A flavour's own option: a name (letters, digits, dot, dash, underscore) when given. */
@@ -123,7 +121,7 @@ export function resolveJobOptions(o: JobQueueOptions, extraKeys: string[], extra
   }
   if (!(Number.isInteger(o.cores) && o.cores > 0)) problems.push({ field: 'cores', value: o.cores, allowed: 'a positive integer (cores per job)' })
   const memoryBytes = parseMemory(o.memory)
-  if (memoryBytes === undefined) problems.push({ field: 'memory', value: o.memory, allowed: "memory per job: GiB as a number, or a string such as '16GB', '16G', '1600MB'" })
+  if (memoryBytes === undefined) problems.push({ field: 'memory', value: o.memory, allowed: `memory per job: ${memorySizeProblem(o.memory)}` })
   const processes = o.processes ?? 1
   if (!(Number.isInteger(processes) && processes > 0)) problems.push({ field: 'processes', value: o.processes, allowed: 'a positive integer (worker processes per job)' })
   const walltimeSeconds = parseWalltime(o.walltime ?? '01:00:00')

@@ -3,6 +3,7 @@
 // `select`; ask for it with `select: true` elsewhere), the project as -P,
 // and the filesystems a job may see as -l storage=.
 
+import { memorySizeProblem } from '../base/units'
 import { JobQueueCluster } from './job-queue-cluster'
 import { formatWalltime, nameProblem, parseMemory, type JobQueueOptions } from './options'
 
@@ -11,7 +12,7 @@ export interface PbsOptions extends JobQueueOptions {
   project?: string
   /** An account (-A), for PBS sites that use one instead. */
   account?: string
-  /** Node-local disk per job (-l jobfs=), e.g. '100GB'; the workers spill there ($PBS_JOBFS). */
+  /** Node-local disk per job (-l jobfs=), e.g. '100 GiB'; the workers spill there ($PBS_JOBFS). */
   jobfs?: number | string
   /** Filesystems the job needs (-l storage=), e.g. 'gdata/ab12+scratch/ab12'. */
   storage?: string
@@ -26,7 +27,7 @@ export class PbsCluster extends JobQueueCluster {
     const o = (options ?? {}) as PbsOptions
     const jobfs = o.jobfs === undefined ? undefined : parseMemory(o.jobfs)
     const problems = [...nameProblem(o as unknown as Record<string, unknown>, 'project', 'a PBS project'), ...nameProblem(o as unknown as Record<string, unknown>, 'account', 'a PBS account')]
-    if (o.jobfs !== undefined && jobfs === undefined) problems.push({ field: 'jobfs', value: o.jobfs, allowed: "node-local disk per job: GiB as a number, or '100GB'" })
+    if (o.jobfs !== undefined && jobfs === undefined) problems.push({ field: 'jobfs', value: o.jobfs, allowed: `node-local disk per job: ${memorySizeProblem(o.jobfs)}` })
     if (o.storage !== undefined && !(typeof o.storage === 'string' && /^[\w./+-]+$/.test(o.storage))) problems.push({ field: 'storage', value: o.storage, allowed: "filesystems joined by '+', e.g. 'gdata/ab12+scratch/ab12'" })
     if (o.select !== undefined && typeof o.select !== 'boolean') problems.push({ field: 'select', value: o.select, allowed: 'true or false' })
     super(

@@ -3,6 +3,7 @@
 import type { Client } from '../client/client'
 import { ConfigError, intervalProblem } from '../base/errors'
 import { clusterMemorySnapshot } from './workers'
+import { stderrLogger } from '../base/logger'
 
 export interface TimelinePoint {
   t: number
@@ -13,8 +14,9 @@ export interface TimelinePoint {
 
 export interface MonitorOptions {
   intervalMs?: number
-  /** Printed as "📊 Monitoring: …" with the closing "Time: …" line when given. */
+  /** Logged as "📊 Monitoring: …" with the closing "Time: …" line when given. */
   description?: string
+  /** Where those two lines go: the client's logger's info unless told (stderr by default; never stdout). */
   log?: (line: string) => void
 }
 
@@ -32,7 +34,7 @@ export async function monitor<T>(client: Client, fn: () => Promise<T> | T, optio
   const interval = options.intervalMs ?? 500
   const bad = intervalProblem(interval, 500)
   if (bad) throw new ConfigError([bad], 'monitor options')
-  const log = options.log ?? ((l: string) => console.log(l))
+  const log = options.log ?? ((l: string) => (client.logger ?? stderrLogger).info(l))
   if (options.description) log(`\n📊 Monitoring: ${options.description}`)
   const timeline: TimelinePoint[] = []
   const start = performance.now()

@@ -128,7 +128,7 @@ export class UserFunctions {
       try {
         return new Function(`"use strict"; return (${desc.source})`)() as Callable
       } catch (e: any) {
-        throw new SpillwayError('ERR_SPILLWAY_INVALID_ARGUMENT', `shipped function ${desc.label} does not compile on its own (${e?.message}); put it in a module and pass { module, name }`, { function: desc.label })
+        throw new SpillwayError('ERR_SPILLWAY_INVALID_ARGUMENT', `shipped function ${desc.label} does not compile on its own (${e?.message}); put it in a module and pass { module, name }`, { function: desc.label }, { cause: e })
       }
     }
     if (desc.kind === 'native') return nativeCallable(desc.op, this, this.natives)
@@ -140,7 +140,7 @@ export class UserFunctions {
     } catch (e: any) {
       if (e instanceof SpillwayError && e.code === 'ERR_SPILLWAY_TIMEOUT') throw e
       const code = e?.code === 'ERR_MODULE_NOT_FOUND' || e?.code === 'MODULE_NOT_FOUND' ? 'ERR_SPILLWAY_MODULE_NOT_FOUND' : isTypeScriptSyntaxError(e) ? 'ERR_SPILLWAY_TYPESCRIPT' : 'ERR_SPILLWAY_MODULE_LOAD'
-      throw new SpillwayError(code, `module ${desc.specifier} could not be imported on the worker: ${e?.message ?? e}`, { module: desc.specifier })
+      throw new SpillwayError(code, `module ${desc.specifier} could not be imported on the worker: ${e?.message ?? e}`, { module: desc.specifier }, { cause: e })
     }
     let fn = mod[desc.name]
     // A CommonJS module's exports arrive as the default export.

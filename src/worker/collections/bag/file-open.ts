@@ -10,7 +10,7 @@ import { ownTaskError, SpillwayError } from '../../../base/errors'
 import type { PlannedFile } from '../../../wire/bag'
 
 export function readFailed(path: string, e: any, what = 'could not be read'): SpillwayError {
-  return ownTaskError('ERR_SPILLWAY_READ', `file ${path} ${what}: ${e?.message ?? e}`, { path, cause: e?.code })
+  return ownTaskError('ERR_SPILLWAY_READ', `file ${path} ${what}: ${e?.message ?? e}`, { path, cause: e?.code }, { cause: e })
 }
 
 function kindOfStat(st: Stats): string {

@@ -43,7 +43,7 @@ export async function writeLines(path: string, items: Iterable<unknown>, compres
   } catch (e: any) {
     // The cause may be that the directory cannot exist (a component is a file): cleaning up then fails too.
     await rm(tmp, { force: true }).catch(() => undefined)
-    throw ownTaskError('ERR_SPILLWAY_WRITE', `could not write ${path}: ${e?.message ?? e}`, { path, cause: e?.code })
+    throw ownTaskError('ERR_SPILLWAY_WRITE', `could not write ${path}: ${e?.message ?? e}`, { path, cause: e?.code }, { cause: e })
   }
   return path
 }

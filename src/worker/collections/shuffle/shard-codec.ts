@@ -287,7 +287,7 @@ export function decodeShard(data: Buffer): unknown[] {
     try {
       v8 = deserialize(data.subarray(v8At, v8At + v8Bytes)) as unknown[]
     } catch (e: any) {
-      throw new SpillwayError('ERR_SPILLWAY_CORRUPT_VALUE', `corrupt shuffle shard: its v8 blob of ${v8Bytes} bytes cannot be read (${e?.message ?? e})`)
+      throw new SpillwayError('ERR_SPILLWAY_CORRUPT_VALUE', `corrupt shuffle shard: its v8 blob of ${v8Bytes} bytes cannot be read (${e?.message ?? e})`, {}, { cause: e })
     }
     if (!Array.isArray(v8) || v8.length !== v8Items) throw new SpillwayError('ERR_SPILLWAY_CORRUPT_VALUE', `corrupt shuffle shard: its v8 blob holds ${Array.isArray(v8) ? v8.length : typeof v8} items where its tags name ${v8Items}`)
   }
