@@ -18,6 +18,10 @@ const noop = () => {}
 /** A push stage: `call` on each item; `emit(item, result)` in the items' order once the result is known. */
 export interface Stage {
   sink: Sink
+  /** Set once a call returned a thenable: items go through `sink`'s queue from then on. */
+  queued: boolean
+  /** Makes the stage async at item `v`, whose call returned the thenable `r` (a step's own synchronous sink found it). */
+  begin(v: unknown, r: PromiseLike<unknown>): void
   /** Settles once every item pushed so far has been emitted; rejects with the first error. */
   drained(): Promise<void>
 }
@@ -97,6 +101,12 @@ export function stage(call: (v: unknown) => unknown, emit: (item: unknown, resul
     }
   }
 
+  const begin = (v: unknown, r: PromiseLike<unknown>) => {
+    st.queued = true
+    queue = [{ item: v, done: false, value: undefined }]
+    started = 1
+    start(queue[0], r)
+  }
   const sink: Sink = (v) => {
     if (queue) {
       if (failed) return
@@ -107,9 +117,7 @@ export function stage(call: (v: unknown) => unknown, emit: (item: unknown, resul
     const r = call(v)
     if (!isThenable(r)) return emit(v, r)
     // The first thenable: this stage is async from here on.
-    queue = [{ item: v, done: false, value: undefined }]
-    started = 1
-    start(queue[0], r)
+    begin(v, r)
   }
 
   const drained = () =>
@@ -123,7 +131,8 @@ export function stage(call: (v: unknown) => unknown, emit: (item: unknown, resul
     }).finally(() => {
       wake = undefined
     })
-  return { sink, drained }
+  const st: Stage = { sink, drained, begin, queued: false }
+  return st
 }
 
 /** Drains `stages` in order: each one's last items go to the next before the next is drained. */

@@ -8,7 +8,7 @@ import { ownTaskError } from '../../../base/errors'
 import type { KeySpec, Reducer } from '../../../wire/bag'
 import { KeyTable } from '../../../wire/key-equality'
 import { keyOrder } from '../../../wire/order'
-import { isThenable, keysOf, quiet, settled } from './async-stage'
+import { isThenable, keysOf, quiet, settled, stage, type Stage } from './async-stage'
 import { eachItem, type Sink } from './items'
 
 export type Fn = (...args: unknown[]) => unknown
@@ -135,24 +135,42 @@ export function accumulator(r: Reducer, f: Loaded): Accumulator | undefined {
       const all: unknown[] = []
       return { push: (v) => void all.push(v), result: () => topkOf(all, r, f.key) }
     }
-    case 'foldBy': {
-      const t = new KeyTable<unknown>('foldBy key')
-      const key = f.key!
-      const binop = f.binop!
-      const st: Folding = { pending: false }
-      const push = (v: unknown) => {
-        const k = key(v)
-        const e = t.find(k)
-        if (e) e.value = fold(st, binop, e.value, v)
-        else t.add(k, r.hasInitial ? fold(st, binop, r.initial, v) : v)
-      }
-      return { push, result: () => (st.pending ? settled(new Map(t)) : new Map(t)) }
-    }
+    case 'foldBy':
+      return foldByAccumulator(r, f)
     case 'sample':
       return sampleAccumulator(f.key!, keyConcurrency(r.key))
     case 'custom':
       return undefined
   }
+}
+
+/**
+ * foldBy's per-partition table. Synchronous until the key function returns
+ * a thenable: from that item on, keys go through an ordered stage (the
+ * items' order kept, `concurrency` pending) and the table is filled as they
+ * come; an async binop's accumulators are promises, settled at the end.
+ */
+function foldByAccumulator(r: Extract<Reducer, { op: 'foldBy' }>, f: Loaded): Accumulator {
+  const t = new KeyTable<unknown>('foldBy key')
+  const key = f.key!
+  const binop = f.binop!
+  const st: Folding = { pending: false }
+  const add = (v: unknown, k: unknown) => {
+    const e = t.find(k)
+    if (e) e.value = fold(st, binop, e.value, v)
+    else t.add(k, r.hasInitial ? fold(st, binop, r.initial, v) : v)
+  }
+  let keys: Stage | undefined
+  const push = (v: unknown) => {
+    if (keys) return keys.sink(v)
+    const k = key(v)
+    if (!isThenable(k)) return add(v, k)
+    let first: unknown = k
+    keys = stage((x) => (first === undefined ? key(x) : ((x = first), (first = undefined), x)), add, keyConcurrency(r.key))
+    keys.sink(v)
+  }
+  const result = () => (st.pending ? settled(new Map(t)) : new Map(t))
+  return { push, result: () => (keys ? keys.drained().then(result) : result()) }
 }
 
 /** Whether a table's binop or combine returned a promise: its values are settled before they travel. */
