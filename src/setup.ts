@@ -15,6 +15,7 @@ import { createSpillDir } from './config/tempdir'
 import { maxSpillBytes } from './native/spill-buffer'
 import { checkFiles } from './config/file-checks'
 import { tuneMemoryThresholds } from './reporting/tune'
+import { signalOf, unlessAborted } from './base/abort'
 
 export interface SetupResult {
   client: Client
@@ -50,7 +51,21 @@ function listenAddress(config: SetupConfig): string | undefined {
   return formatAddress({ kind, host, port: e.port })
 }
 
-export async function setupClient(options: SetupOptions | { config: SetupConfig } = {}): Promise<SetupResult> {
+/**
+ * Starts a local cluster and its client. `signal`: aborting it while the
+ * cluster starts rejects with the signal's reason and closes whatever was
+ * started (workers, spill directory); once setupClient has resolved it has
+ * no effect.
+ */
+export async function setupClient(options: (SetupOptions | { config: SetupConfig }) & { signal?: AbortSignal } = {}): Promise<SetupResult> {
+  const { signal: given, ...rest } = (options ?? {}) as { signal?: unknown }
+  const signal = signalOf({ signal: given }, 'setupClient')
+  const setup = start(rest as SetupOptions | { config: SetupConfig }, signal)
+  // Aborted midway: what was started is closed once it is up.
+  return unlessAborted(signal, setup, () => void setup.then((r) => r[Symbol.asyncDispose]()).catch(() => {}))
+}
+
+async function start(options: SetupOptions | { config: SetupConfig }, signal: AbortSignal | undefined): Promise<SetupResult> {
   let config = resolveConfig(options)
   checkFiles(config)
   // Ranks other than 0 become workers here and never return.
@@ -63,6 +78,7 @@ export async function setupClient(options: SetupOptions | { config: SetupConfig 
     pause: config.memoryPause,
     terminate: config.memoryTerminate,
   }
+  if (signal?.aborted) throw new Error('aborted before the cluster started')
   const spillDir = await createSpillDir(config, { expectedSpillBytes: spec.usableBytes })
   const log = config.silenceLogs ? undefined : (level: string, message: string) => console.error(`[spillway] ${level}: ${message}`)
   let cluster: LocalCluster
