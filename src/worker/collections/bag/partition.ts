@@ -37,6 +37,9 @@ export interface FunctionLoader {
  * made an array per call.
  */
 export function userStep(fn: Fn, args: unknown[], arity: 1 | 2 = 1, task?: TaskStore): Fn {
+  // A function declared async keeps its context across its awaits from its first call (AsyncLocalStorage); others get it
+  // for their synchronous part, and across awaits from the call after the one that returned a promise (async-stage.ts).
+  if (task && ASYNC.test(fn.constructor?.name ?? '')) return bound(fn, args, task)
   if (arity === 2) {
     const f = args.length ? (a: unknown, b: unknown) => fn(a, b, ...args) : fn
     return task ? (a, b) => callInTask2(task, f, a, b) : f
@@ -44,6 +47,8 @@ export function userStep(fn: Fn, args: unknown[], arity: 1 | 2 = 1, task?: TaskS
   const f = args.length ? (a: unknown) => fn(a, ...args) : fn
   return task ? (a) => callInTask(task, f, a) : f
 }
+
+const ASYNC = /^Async(Generator)?Function$/
 
 export async function loadStep(load: FunctionLoader, s: StepFn, arity: 1 | 2 = 1): Promise<Fn> {
   return userStep(await load.get(s.fn), s.args, arity, load.task)
