@@ -6,7 +6,7 @@ import test from 'ava'
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { bag, schedulerWorkers, setupClient, wait, type Client } from 'spillway'
+import { bag, random, schedulerWorkers, setupClient, wait, type Client } from 'spillway'
 import { bytesOnDisk, sharedCluster, until } from './cluster-helpers'
 
 let client!: Client
@@ -71,6 +71,8 @@ test.serial('an already aborted signal rejects at once with its reason, submitti
   t.true(isAbortError(e), String(e))
   const why = new Error('not wanted any more')
   t.is(await rejection(client.persist(bag.fromSequence([3]), { signal: AbortSignal.abort(why) })), why)
+  t.true(isAbortError(await rejection(client.compute(random.random([1_000], { chunks: 100, seed: 1 }).sum(), { signal: AbortSignal.abort() }))))
+  t.true(isAbortError(await rejection(client.compute(bag.fromSequence([1, 2]).take(1), { signal: AbortSignal.abort() }))))
   t.is(client.scheduler.tasks.size, before, 'nothing submitted')
   const setup = await rejection(setupClient({ maxWorkers: 1, dashboard: false, silenceLogs: true, signal: AbortSignal.abort() } as any))
   t.true(isAbortError(setup))
@@ -86,6 +88,26 @@ test.serial('aborting a compute while its tasks run rejects with the reason and 
   t.true(isAbortError(e), String(e))
   // The runs saw their task's signal abort: stopped, not left to finish.
   await until(() => started(dir).every((f) => existsSync(join(dir, f.replace('started-', 'stopped-')))), 30_000, 'runs stopped')
+  await nothingLeft(t)
+})
+
+test.serial('aborting a take while its partition runs stops it too', async (t) => {
+  const dir = scratch()
+  const ac = new AbortController()
+  const p = client.compute(bag.fromSequence([1, 2, 3], { npartitions: 3 }).map(blockUntilGo, dir).take(2), { signal: ac.signal })
+  await until(() => started(dir).length === 1, 30_000, 'the first partition running')
+  ac.abort()
+  t.true(isAbortError(await rejection(p)))
+  await until(() => existsSync(join(dir, 'stopped-1')), 30_000, 'the run stopped')
+  await nothingLeft(t)
+})
+
+test.serial('a persisted array is let go of when its signal aborts', async (t) => {
+  const ac = new AbortController()
+  const x = await client.persist(random.random([4_000], { chunks: 1_000, seed: 2 }), { signal: ac.signal })
+  await x.wait()
+  t.is(client.scheduler.tasks.size, 4)
+  ac.abort()
   await nothingLeft(t)
 })
 
