@@ -152,6 +152,15 @@ test('a step that returns a Promise is awaited whether it is pushed or pulled; o
   t.deepEqual(await runPartition(loader, { index: 0, source, steps: pushed }), [1, 2, 3])
   t.deepEqual(await runPartition(loader, { index: 0, source, steps: pulled }), [3, 2, 1])
   t.deepEqual(await runPartition(loader, { index: 0, source, steps: [{ op: 'map', call: call('someLater') }] }), [1, 2, 3])
+  FNS.spreadLater = async function* (v: number) {
+    yield v
+    await Promise.resolve()
+    yield -v
+  }
+  for (const steps of [[{ op: 'flatMap', call: call('spreadLater') }], [{ op: 'flatMap', call: call('spreadLater') }, { op: 'mapPartitions', call: call('reversed') }]] as Step[][]) {
+    const got = await runPartition(loader, { index: 0, source, steps })
+    t.deepEqual(got, steps.length === 1 ? [1, -1, 2, -2, 3, -3] : [-3, 3, -2, 2, -1, 1], steps.map((x) => x.op).join(' → '))
+  }
   const e = await t.throwsAsync(() => runPartition(loader, { index: 0, source, steps: [{ op: 'map', call: call('someLater') }, { op: 'mapPartitions', call: call('reversed') }] }))
   t.is((e as any).code, 'ERR_SPILLWAY_ASYNC_STEP')
   t.regex(e!.message, /the map function someLater returned a Promise where its first item's result was not one/)

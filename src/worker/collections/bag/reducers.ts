@@ -165,8 +165,14 @@ function foldByAccumulator(r: Extract<Reducer, { op: 'foldBy' }>, f: Loaded): Ac
     if (keys) return keys.sink(v)
     const k = key(v)
     if (!isThenable(k)) return add(v, k)
-    let first: unknown = k
-    keys = stage((x) => (first === undefined ? key(x) : ((x = first), (first = undefined), x)), add, keyConcurrency(r.key))
+    // This item's key is already asked for: its promise stands for it.
+    let made = false
+    const keyOnce = (x: unknown) => {
+      if (made) return key(x)
+      made = true
+      return k
+    }
+    keys = stage(keyOnce, add, keyConcurrency(r.key))
     keys.sink(v)
   }
   const result = () => (st.pending ? settled(new Map(t)) : new Map(t))
