@@ -1,7 +1,8 @@
 // Issue 32, as a user meets it on real workers: task keys that collided
 // (Maps, Sets, NaN / null, -0, Dates, typed arrays, BigInt), keys compared
 // by identity once they crossed a process (tuples, objects, Dates), sortBy
-// over NaN, undefined and mixed types, async steps kept as items, and
+// over NaN, undefined and mixed types, async steps kept as items (now
+// awaited; only a step async for some items where they are pulled is refused), and
 // unserializable values named by spillway's own closures.
 import test from 'ava'
 import { join } from 'node:path'
@@ -123,22 +124,12 @@ test.serial('topk ranks NaN, null and undefined below every value', async (t) =>
   t.deepEqual(all, [1, NaN, null])
 })
 
-test.serial('async steps, keys and reducers fail with ERR_SPILLWAY_ASYNC_STEP naming the function, instead of keeping Promises as items', async (t) => {
-  const items = bag.fromSequence([1, 2, 3], { npartitions: 2 })
-  const cases: [Promise<unknown>, RegExp][] = [
-    [client.compute(items.filter(async function isBig(x: number) { return x > 1 })), /the filter function isBig returned a Promise/],
-    [client.compute(items.map(async (x: number) => x).sum()), /the map function \(anonymous\) returned a Promise/],
-    [client.compute(items.flatMap(async function* spread(x: number) { yield x })), /the flatMap function spread returned an async iterable/],
-    [client.compute(items.mapPartitions(async function all(xs: Iterable<number>) { return [...xs] })), /the mapPartitions function all returned a Promise/],
-    [client.compute(items.groupBy(async function keyOf(x: number) { return x % 2 })), /the key function keyOf returned a Promise/],
-    [client.compute(items.foldBy((x: number) => x % 2, async function add(a: number, x: number) { return a + x }, 0)), /the foldBy binop function add returned a Promise/],
-    [client.compute(items.sortBy(async function later(x: number) { return x })), /the sortBy key function later returned a Promise/],
-  ]
-  for (const [p, message] of cases) {
-    const e = await t.throwsAsync(p, { code: 'ERR_SPILLWAY_ASYNC_STEP' })
-    t.regex(e!.message, message)
-    t.regex(e!.message, /async ones are not supported yet/)
-  }
+test.serial('a step async for some items only, pulled before mapPartitions, fails with ERR_SPILLWAY_ASYNC_STEP naming the function, instead of keeping Promises as items', async (t) => {
+  // Async steps are awaited (async-steps.spec.ts); this one is not async for its first item.
+  const items = bag.fromSequence([1, 2, 3], { npartitions: 1 })
+  const p = client.compute(items.map(function sometimes(x: number) { return x > 1 ? Promise.resolve(x) : x }).mapPartitions((xs: Iterable<number>) => [...xs]))
+  const e = await t.throwsAsync(p, { code: 'ERR_SPILLWAY_ASYNC_STEP' })
+  t.regex(e!.message, /the map function sometimes returned a Promise where its first item's result was not one/)
   // A custom reduction's functions are awaited as the task's value: async ones work.
   t.is(await client.compute(items.reduction(async (xs: Iterable<number>) => [...xs].length, async (ns: number[]) => ns.reduce((a, b) => a + b, 0))), 3)
 })

@@ -37,6 +37,17 @@ test('bag steps see their own partition task in taskContext(): key, worker and s
   t.is(new Set(keys).size, 4)
 })
 
+test('async bag steps see their partition task in taskContext() after their awaits, from the first item on', async (t) => {
+  const items = Array.from({ length: 20 }, (_, i) => i)
+  for (const concurrency of [1, 4]) {
+    const got = (await client.compute(bag.fromSequence(items, { npartitions: 2 }).map(fn('withContextLater'), { concurrency }))) as [number, string][]
+    t.deepEqual(got.map(([v]) => v), items)
+    const keys = keysOf(t, got.map(([, s]) => s))
+    t.is(new Set(keys.slice(0, 10)).size, 1)
+    t.is(new Set(keys).size, 2)
+  }
+})
+
 test('keys, binops and async custom reductions see taskContext(), after the shuffle’s awaits and their own', async (t) => {
   const items = Array.from({ length: 90 }, (_, i) => i)
   const pairs = bag.fromSequence(items, { npartitions: 5 }).map(fn('withContext'))

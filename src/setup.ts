@@ -16,6 +16,7 @@ import { maxSpillBytes } from './native/spill-buffer'
 import { checkFiles } from './config/file-checks'
 import { tuneMemoryThresholds } from './reporting/tune'
 import { levelLog, resolveLogger, type Logger } from './base/logger'
+import { signalOf, unlessAborted } from './base/abort'
 
 export interface SetupResult {
   client: Client
@@ -62,9 +63,23 @@ function listenAddress(config: SetupConfig): string | undefined {
   return formatAddress({ kind, host, port: e.port })
 }
 
-export async function setupClient(options: SetupClientOptions = {}): Promise<SetupResult> {
-  const { logger: given, ...rest } = (options ?? {}) as SetupClientOptions & Record<string, unknown>
-  let config = resolveConfig(options && typeof options === 'object' && !Array.isArray(options) ? (rest as SetupOptions) : (options as SetupOptions))
+/**
+ * Starts a local cluster and its client. `signal`: aborting it while the
+ * cluster starts rejects with the signal's reason and closes whatever was
+ * started (workers, spill directory); once setupClient has resolved it has
+ * no effect.
+ */
+export async function setupClient(options: SetupClientOptions & { signal?: AbortSignal } = {}): Promise<SetupResult> {
+  const { signal: givenSignal, logger: given, ...rest } = (options ?? {}) as SetupClientOptions & { signal?: unknown } & Record<string, unknown>
+  const signal = signalOf({ signal: givenSignal }, 'setupClient')
+  const plain = options && typeof options === 'object' && !Array.isArray(options) ? (rest as SetupOptions) : (options as SetupOptions)
+  const setup = start(plain, given, signal)
+  // Aborted midway: what was started is closed once it is up.
+  return unlessAborted(signal, setup, () => void setup.then((r) => r[Symbol.asyncDispose]()).catch(() => {}))
+}
+
+async function start(options: SetupOptions | { config: SetupConfig }, given: Logger | undefined, signal: AbortSignal | undefined): Promise<SetupResult> {
+  let config = resolveConfig(options)
   const logger = resolveLogger(given, config.silenceLogs)
   checkFiles(config)
   // Ranks other than 0 become workers here and never return.
@@ -78,6 +93,7 @@ export async function setupClient(options: SetupClientOptions = {}): Promise<Set
     pause: config.memoryPause,
     terminate: config.memoryTerminate,
   }
+  if (signal?.aborted) throw new Error('aborted before the cluster started')
   const spillDir = await createSpillDir(config, { expectedSpillBytes: spec.usableBytes, logger })
   const log = levelLog(logger)
   let cluster: LocalCluster

@@ -179,6 +179,29 @@ export async function bags(): Promise<void> {
   same<typeof items, number[]>(true)
   const red = ages.reduction((xs: Iterable<number>) => Math.max(...xs), (ps: number[]) => Math.max(...ps))
   same<typeof red, BagItem<number>>(true)
+
+  // Async steps: the promise's value is the item; options as a last argument.
+  const fetched = words.map(async (w: string) => w.length, { concurrency: 8 })
+  same<typeof fetched, Bag<number>>(true)
+  const promised = words.map((w: string) => Promise.resolve(w.length))
+  same<typeof promised, Bag<number>>(true)
+  const kept = words.filter(async (w: string) => w.length > 2, { concurrency: 2 })
+  same<typeof kept, Bag<string>>(true)
+  const spread = words.flatMap(async function* (w: string) { yield w.length })
+  same<typeof spread, Bag<number>>(true)
+  const byAsyncKey = people.groupBy(async (p: { age: number }) => p.age > 18, { concurrency: 4 })
+  same<typeof byAsyncKey, Bag<[boolean, { name: string; age: number }[]]>>(true)
+  const foldedAsync = people.foldBy(async (p: { name: string }) => p.name, async (acc: number, p: { age: number }) => acc + p.age, 0)
+  same<typeof foldedAsync, Bag<[string, number]>>(true)
+  // @ts-expect-error concurrency is a number
+  words.map(async (w: string) => w, { concurrency: 'many' })
+  const ac = new AbortController()
+  const aborted = await client.compute(fetched, { signal: ac.signal })
+  same<typeof aborted, number[]>(true)
+  await client.gather([client.submit((x: number) => x, [1])], { signal: ac.signal })
+  await wait([], { signal: AbortSignal.timeout(10) })
+  // @ts-expect-error a signal is an AbortSignal
+  await client.compute(fetched, { signal: 'stop' })
 }
 
 export async function inTask(): Promise<number> {

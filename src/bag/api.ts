@@ -1,5 +1,5 @@
 // `import { bag } from 'spillway'`: the readers and the collection's types.
 
-export { Bag, BagItem, BagTake, type KeyOf, type ReductionOptions } from './bag'
+export { Bag, BagItem, BagTake, type ItemsOf, type KeyOf, type ReductionOptions, type StepOptions } from './bag'
 export { readText, fromSequence, type ReadTextOptions, type FromSequenceOptions } from './readers'
 export { readCsv, readParquet, type ReadCsvOptions, type ReadParquetOptions } from './readers-tabular'

@@ -13,12 +13,15 @@ import type { ResolvableArgs, TaskFn } from '../futures/typing'
 import { hashOf, partitionTasks, partsKey, treeTasks, type PartDef } from './graph'
 import { shuffled, type ShuffleSide } from './shuffle'
 import { NO_UPSTREAM, treeTaskCount, upstreamOf, type Upstream } from './upstream'
-import { keySpec, npartitionsOf, positiveInt, splitEveryOf, stepFn, type ReductionOptions, type ShuffleOptions } from './options'
+import { concurrencyOf, keySpec, npartitionsOf, positiveInt, splitEveryOf, splitStepOptions, stepFn, type ReductionOptions, type ShuffleOptions, type StepOptions } from './options'
 
-export type { ReductionOptions, ShuffleOptions } from './options'
+export type { ReductionOptions, ShuffleOptions, StepOptions } from './options'
 
 /** A key taken from an item: a function of it (its return value is the key, `K`), or one of its fields. */
 export type KeyOf<T, K = any> = TaskFn<(item: T) => K> | (unknown extends T ? string | number : T extends object ? keyof T & (string | number) : never)
+
+/** What a step that makes items may return: an iterable of them, its promise, or an async iterable. */
+export type ItemsOf<R> = Iterable<R> | Promise<Iterable<R>> | AsyncIterable<R>
 
 /** What a bag's tasks need of the client that persisted it. */
 export interface BagOwner {
@@ -99,27 +102,39 @@ export class Bag<T = unknown> {
     return new Bag<U>(label, this.parts, [...this.steps, step], this.upstream)
   }
 
-  #call(op: 'map' | 'filter' | 'flatMap' | 'mapPartitions', fn: TaskFunction, args: unknown[]): Bag<any> {
-    const call = stepFn(fn, args, `${op}(fn)`)
+  #call(op: 'map' | 'filter' | 'flatMap' | 'mapPartitions', fn: TaskFunction, all: unknown[]): Bag<any> {
+    const { args, concurrency } = splitStepOptions(all, op)
+    const call = stepFn(fn, args, `${op}(fn)`, concurrency)
     return this.#with({ op, call }, functionLabel(call.fn))
   }
 
-  /** `fn(item, ...args)` for every item; Futures may be among the args. */
-  map<R, A extends unknown[] = []>(fn: TaskFn<(item: T, ...args: A) => R>, ...args: ResolvableArgs<A>): Bag<R> {
+  /**
+   * `fn(item, ...args)` for every item; Futures may be among the args. `fn`
+   * may return a promise: it is awaited, `{ concurrency }` (a last argument)
+   * at a time per partition, the items' order kept.
+   */
+  map<R>(fn: TaskFn<(item: T) => R>, options: StepOptions): Bag<Awaited<R>>
+  map<R, A extends unknown[] = []>(fn: TaskFn<(item: T, ...args: A) => R>, ...args: ResolvableArgs<A>): Bag<Awaited<R>>
+  map(fn: TaskFunction, ...args: unknown[]): Bag<any> {
     return this.#call('map', fn, args)
   }
 
-  filter<A extends unknown[] = []>(fn: TaskFn<(item: T, ...args: A) => unknown>, ...args: ResolvableArgs<A>): Bag<T> {
+  /** The items for which `fn` (or the promise it returns) is truthy. */
+  filter(fn: TaskFn<(item: T) => unknown>, options: StepOptions): Bag<T>
+  filter<A extends unknown[] = []>(fn: TaskFn<(item: T, ...args: A) => unknown>, ...args: ResolvableArgs<A>): Bag<T>
+  filter(fn: TaskFunction, ...args: unknown[]): Bag<T> {
     return this.#call('filter', fn, args)
   }
 
-  /** Each item's iterable of items, flattened. */
-  flatMap<R, A extends unknown[] = []>(fn: TaskFn<(item: T, ...args: A) => Iterable<R>>, ...args: ResolvableArgs<A>): Bag<R> {
+  /** Each item's iterable of items (or its promise, or an async iterable), flattened. */
+  flatMap<R>(fn: TaskFn<(item: T) => ItemsOf<R>>, options: StepOptions): Bag<R>
+  flatMap<R, A extends unknown[] = []>(fn: TaskFn<(item: T, ...args: A) => ItemsOf<R>>, ...args: ResolvableArgs<A>): Bag<R>
+  flatMap(fn: TaskFunction, ...args: unknown[]): Bag<any> {
     return this.#call('flatMap', fn, args)
   }
 
-  /** `fn(items, ...args)` once per partition: `items` is an iterable, the result an iterable of items. */
-  mapPartitions<R, A extends unknown[] = []>(fn: TaskFn<(items: Iterable<T>, ...args: A) => Iterable<R>>, ...args: ResolvableArgs<A>): Bag<R> {
+  /** `fn(items, ...args)` once per partition: `items` is an iterable, the result an iterable of items (or its promise, or an async iterable). */
+  mapPartitions<R, A extends unknown[] = []>(fn: TaskFn<(items: Iterable<T>, ...args: A) => ItemsOf<R>>, ...args: ResolvableArgs<A>): Bag<R> {
     return this.#call('mapPartitions', fn, args)
   }
 
@@ -202,9 +217,9 @@ export class Bag<T = unknown> {
    * reduce each group, foldBy never builds them.
    */
   groupBy<P extends keyof T & (string | number)>(key: P, options?: ShuffleOptions & { maxGroupBytes?: number }): Bag<[T[P], T[]]>
-  groupBy<K>(key: KeyOf<T, K>, options?: ShuffleOptions & { maxGroupBytes?: number }): Bag<[K, T[]]>
+  groupBy<K>(key: KeyOf<T, K>, options?: ShuffleOptions & { maxGroupBytes?: number }): Bag<[Awaited<K>, T[]]>
   groupBy(key: KeyOf<T>, options?: ShuffleOptions & { maxGroupBytes?: number }): Bag<[any, T[]]> {
-    const k = keySpec(key, 'key')
+    const k = keySpec(key, 'key', concurrencyOf(options, 'groupBy'))
     const max = options?.maxGroupBytes
     if (max !== undefined && !(typeof max === 'number' && max > 0)) throw new ArgumentError([{ field: 'options.maxGroupBytes', value: max, allowed: "a positive number of bytes (default half a worker's limit)" }], 'groupBy')
     return this.#shuffled('group-by', [this.#side({ kind: 'hash', key: k })], npartitionsOf(options, this.npartitions, 'groupBy'), { kind: 'groups', key: k, maxGroupBytes: max })
@@ -212,7 +227,7 @@ export class Bag<T = unknown> {
 
   /** The same items, regrouped so that items with the same key share a partition. */
   shuffle(key: KeyOf<T>, options?: ShuffleOptions): Bag<T> {
-    return this.#shuffled('shuffle', [this.#side({ kind: 'hash', key: keySpec(key, 'key') })], npartitionsOf(options, this.npartitions, 'shuffle'), { kind: 'items' })
+    return this.#shuffled('shuffle', [this.#side({ kind: 'hash', key: keySpec(key, 'key', concurrencyOf(options, 'shuffle')) })], npartitionsOf(options, this.npartitions, 'shuffle'), { kind: 'items' })
   }
 
   /**
@@ -225,8 +240,8 @@ export class Bag<T = unknown> {
     if (!(other instanceof Bag)) throw new ArgumentError([{ field: 'other', value: typeof other, allowed: 'a Bag' }], 'join')
     const how = options.how ?? 'inner'
     if (!['inner', 'left', 'outer'].includes(how)) throw new ArgumentError([{ field: 'options.how', value: how, allowed: "'inner', 'left' or 'outer'" }], 'join')
-    const l = keySpec(leftKey, 'leftKey')
-    const r = keySpec(rightKey, 'rightKey')
+    const l = keySpec(leftKey, 'leftKey', concurrencyOf(options, 'join'))
+    const r = keySpec(rightKey, 'rightKey', concurrencyOf(options, 'join'))
     const broadcast = options.broadcast ?? (other.npartitions === 1 && how !== 'outer')
     if (typeof broadcast !== 'boolean') throw new ArgumentError([{ field: 'options.broadcast', value: broadcast, allowed: 'true or false' }], 'join')
     if (broadcast && how === 'outer') throw new ArgumentError([{ field: 'options.broadcast', value: true, allowed: "false with how: 'outer' (each partition would pair the small side's unmatched items again)" }], 'join')
@@ -251,7 +266,7 @@ export class Bag<T = unknown> {
    * undefined last whatever the direction, or first with `nullsLast: false`.
    */
   sortBy(key: KeyOf<T>, options: ShuffleOptions & { descending?: boolean; nullsLast?: boolean } = {}): Bag<T> {
-    const k = keySpec(key, 'key')
+    const k = keySpec(key, 'key', concurrencyOf(options, 'sortBy'))
     const n = npartitionsOf(options, this.npartitions, 'sortBy')
     const descending = options.descending ?? false
     if (typeof descending !== 'boolean') throw new ArgumentError([{ field: 'options.descending', value: descending, allowed: 'true or false' }], 'sortBy')
@@ -328,9 +343,9 @@ export class Bag<T = unknown> {
   }
 
   /** The `k` largest items (by `key`, a function or a field), largest first. */
-  topk(k: number, key?: KeyOf<T>, options?: ReductionOptions): Bag<T> {
+  topk(k: number, key?: KeyOf<T>, options?: ReductionOptions & StepOptions): Bag<T> {
     positiveInt(k, 'k', 'topk')
-    return this.#reduceToBag('topk', { op: 'topk', k, key: key === undefined ? undefined : keySpec(key, 'key') }, options)
+    return this.#reduceToBag('topk', { op: 'topk', k, key: key === undefined ? undefined : keySpec(key, 'key', concurrencyOf(options, 'topk')) }, options)
   }
 
   /**
@@ -340,13 +355,13 @@ export class Bag<T = unknown> {
    */
   foldBy<A, K>(
     key: KeyOf<T, K>,
-    binop: TaskFn<(acc: A, item: T) => A>,
-    ...rest: [initial?: A, options?: ReductionOptions & { combine?: TaskFn<(a: A, b: A) => A>; combineInitial?: A }]
-  ): Bag<[K, A]> {
+    binop: TaskFn<(acc: A, item: T) => A | Promise<A>>,
+    ...rest: [initial?: A, options?: ReductionOptions & StepOptions & { combine?: TaskFn<(a: A, b: A) => A | Promise<A>>; combineInitial?: A }]
+  ): Bag<[Awaited<K>, A]> {
     const [initial, options = {}] = rest
     const reduce: Reducer = {
       op: 'foldBy',
-      key: keySpec(key, 'key'),
+      key: keySpec(key, 'key', concurrencyOf(options, 'foldBy')),
       binop: stepFn(binop, [], 'binop'),
       initial,
       hasInitial: rest.length >= 1 && initial !== undefined,

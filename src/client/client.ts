@@ -21,7 +21,7 @@ import type { TaskFunction } from '../wire/functions'
 import { checkKeys } from '../wire/keys'
 import type { Future } from '../futures/future'
 import type { FunctionOf, Gathered, MapIterables, Resolvable, ResultOf, ScatteredArray, ScatteredObject, SubmitRest } from '../futures/typing'
-import { withProgress } from './progress'
+import { withProgress, type ProgressOption } from './progress'
 import { hasWhat, keysOf, rebalanceValues, replicateValues, restart, retire, runOnWorkers, waitForWorkers, whoHas, type KeyLike, type WorkersOption } from './cluster-ops'
 import type { RetireOptions, RetireReport } from '../scheduler/retire'
 import type { RebalanceResult } from '../scheduler/rebalance'
@@ -30,6 +30,7 @@ import { OPTIONS } from '../config/options'
 import { checkGraphSize } from './graph-limit'
 import { iterateCollection, type IterateItem, type IterateOptions } from './iterate'
 import { resolveLogger, type Logger } from '../base/logger'
+import { releaseOnAbort, signalOf, unlessAborted } from '../base/abort'
 
 export interface ClientOptions {
   dashboardLink?: string
@@ -42,11 +43,7 @@ export interface ClientOptions {
   maxGraphTasks?: number
 }
 
-/** Options of `persist` and `compute`. */
-export interface ProgressOption {
-  /** Show a progress bar (tasks done / total, bytes spilled) on a terminal (stderr); none when not a TTY or logs are silenced. */
-  progress?: boolean
-}
+export type { ProgressOption } from './progress'
 
 export class Client {
   dashboardLink: string | undefined
@@ -88,7 +85,8 @@ export class Client {
   async persist<S>(frame: Frame<S>, options?: ProgressOption): Promise<Frame<S>>
   async persist(array: ChunkedArray | Bag | Frame, options: ProgressOption = {}): Promise<ChunkedArray | Bag | Frame> {
     this.#check()
-    if (array instanceof Bag || array instanceof Frame) return this.#persistBag(array, options)
+    const signal = signalOf(options, 'persist')
+    if (array instanceof Bag || array instanceof Frame) return this.#persistBag(array, options, signal)
     if (!(array instanceof ChunkedArray)) {
       throw new ConfigError([{ field: 'array', value: typeof array, allowed: 'an array from random.random / random.randint, or a bag' }], 'persist argument')
     }
@@ -100,6 +98,7 @@ export class Client {
       waitFor: (keys) => this.scheduler.waitFor(keys),
       release: this.#releaser(array.keys(), tasks),
     })
+    releaseOnAbort(signal, () => bound.release())
     if (options.progress && !this.silenceLogs) {
       // In the background: persist still resolves once the tasks are submitted.
       void withProgress(this, bound, () => bound.wait(), { label: 'persist' }).catch(() => {})
@@ -118,19 +117,20 @@ export class Client {
   async compute<S>(expr: Frame<S>, options?: ProgressOption): Promise<FrameTable<S>>
   async compute(expr: Reduction | BagItem | Bag | BagTake | Frame, options: ProgressOption = {}): Promise<unknown> {
     this.#check()
-    if (expr instanceof BagTake) return this.#take(expr.bag, expr.n)
-    if (expr instanceof Bag || expr instanceof BagItem || expr instanceof Frame) return this.#computeBag(expr, options)
+    const signal = signalOf(options, 'compute')
+    if (expr instanceof BagTake) return this.#take(expr.bag, expr.n, signal)
+    if (expr instanceof Bag || expr instanceof BagItem || expr instanceof Frame) return this.#computeBag(expr, options, signal)
     if (!(expr instanceof Reduction)) {
       throw new ConfigError([{ field: 'expr', value: typeof expr, allowed: 'a reduction such as x.mean() or x.sum(), a bag or a bag reduction' }], 'compute argument')
     }
     this.#checkArraySize(expr.array)
     if (options.progress && !this.silenceLogs) {
-      return withProgress(this, expr.array, () => this.#compute(expr), { label: `compute ${expr.op}` })
+      return withProgress(this, expr.array, () => this.#compute(expr, signal), { label: `compute ${expr.op}` })
     }
-    return this.#compute(expr)
+    return this.#compute(expr, signal)
   }
 
-  async #compute(expr: Reduction): Promise<number> {
+  async #compute(expr: Reduction, signal?: AbortSignal): Promise<number> {
     const { array, op } = expr
     const keys = array.keys()
     const transient = !array.persisted
@@ -145,7 +145,7 @@ export class Client {
       if (mine.length) this.scheduler.release(mine)
     }
     try {
-      const partials = await this.scheduler.reduce(keys, array.dtype, op, lanes, transient ? letGo : undefined)
+      const partials = await unlessAborted(signal, this.scheduler.reduce(keys, array.dtype, op, lanes, transient ? letGo : undefined))
       const value = finishPartial(combinePartials(partials), op)
       return op === 'sum' && array.dtype === 'int64' ? Math.round(value) : value
     } finally {
@@ -200,7 +200,7 @@ export class Client {
     }
   }
 
-  async #persistBag(bag: Bag<any> | Frame, options: ProgressOption): Promise<Bag<any> | Frame> {
+  async #persistBag(bag: Bag<any> | Frame, options: ProgressOption, signal?: AbortSignal): Promise<Bag<any> | Frame> {
     this.#checkBagSize(bag)
     const keys = bag.keys()
     // A frame's partitions may be upstream tasks' outputs as they are (a groupBy's): held too.
@@ -209,11 +209,12 @@ export class Client {
     this.#submitGraph(tasks)
     const owner = { release: this.#releaser(keys, tasks) }
     const bound = bag instanceof Frame ? materializedOf(bag, owner) : bag.materialized(owner)
+    releaseOnAbort(signal, () => bound.release())
     if (options.progress && !this.silenceLogs) void withProgress(this, keys, () => this.scheduler.waitFor(keys), { label: 'persist' }).catch(() => {})
     return bound
   }
 
-  async #computeBag(expr: Bag | BagItem | Frame, options: ProgressOption): Promise<unknown> {
+  async #computeBag(expr: Bag | BagItem | Frame, options: ProgressOption, signal?: AbortSignal): Promise<unknown> {
     this.#checkBagSize(expr)
     const tasks = expr.tasks()
     const keys = expr instanceof BagItem ? [expr.key] : expr.keys()
@@ -221,7 +222,8 @@ export class Client {
     const subs = tasks.map((t) => (held.has(t.key) ? { ...t, hold: true } : t))
     this.#submitGraph(subs)
     const fetch = async () => {
-      const values = await Promise.all(keys.map((k) => this.#futures.fetch(k)))
+      if (signal) await unlessAborted(signal, this.scheduler.waitFor(keys))
+      const values = await unlessAborted(signal, Promise.all(keys.map((k) => this.#futures.fetch(k))))
       return expr instanceof Bag ? values.flatMap((v) => v as unknown[]) : expr instanceof Frame ? tableOf(values) : expr.finish(values[0])
     }
     try {
@@ -241,7 +243,7 @@ export class Client {
   }
 
   /** The first `n` items, computing only the partitions it needs, in order. */
-  async #take<T>(bag: Bag<T>, n: number): Promise<T[]> {
+  async #take<T>(bag: Bag<T>, n: number, signal?: AbortSignal): Promise<T[]> {
     const out: T[] = []
     this.#checkBagSize(bag)
     const keys = bag.keys()
@@ -250,7 +252,8 @@ export class Client {
       const own = tasks.filter((t) => !keys.includes(t.key) || t.key === keys[i]).map((t) => (t.key === keys[i] ? { ...t, hold: true } : t))
       this.#submitGraph(own)
       try {
-        out.push(...((await this.#futures.fetch(keys[i])) as T[]).slice(0, n - out.length))
+        if (signal) await unlessAborted(signal, this.scheduler.waitFor([keys[i]]))
+        out.push(...((await unlessAborted(signal, this.#futures.fetch(keys[i]))) as T[]).slice(0, n - out.length))
       } finally {
         if (!this.scheduler.closed) this.scheduler.release([keys[i]])
       }

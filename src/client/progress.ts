@@ -168,3 +168,14 @@ export async function withProgress<T>(
     bar.stop()
   }
 }
+
+/** Options of `persist` and `compute`. */
+export interface ProgressOption {
+  /**
+   * Show a progress bar (chunk tasks done / total, bytes spilled) on a
+   * terminal; nothing is drawn when output is not a TTY or logs are silenced.
+   */
+  progress?: boolean
+  /** Aborting it rejects the call with the signal's reason and lets go of every task, value and shard the call made. */
+  signal?: AbortSignal
+}

@@ -15,6 +15,7 @@ import { holdUntilDone } from './fire-and-forget'
 import { retryErred } from './retry'
 import { replicate } from '../scheduler/rebalance'
 import { gatherErrors, type GatherOptions } from './gather-options'
+import { signalOf, unlessAborted } from '../base/abort'
 import { scatterOptionProblems, scatterShaped, type ScatterOptions } from './scatter-options'
 import { gatherPlan, mapTasks, submitTask, type MapOptions, type SubmitOptions, type Submitter } from './submission'
 
@@ -204,8 +205,13 @@ export class FutureEngine implements FutureOwner, Submitter {
   /** `nested` with each Future replaced by its value, fetched in parallel; with errors 'skip', failed ones left out. */
   async gather(nested: unknown, options?: GatherOptions): Promise<unknown> {
     this.check()
-    const plan = await gatherPlan(this, nested, gatherErrors(options) === 'skip')
-    return plan.fill(await this.unlessClosed(this.#holding(plan.keys, () => this.#fetchMany(plan.keys))))
+    const skip = gatherErrors(options) === 'skip'
+    const signal = signalOf(options, 'gather')
+    // Aborted, the holds it took go once the fetches in flight end; the Futures are the caller's.
+    return unlessAborted(signal, (async () => {
+      const plan = await gatherPlan(this, nested, skip)
+      return plan.fill(await this.unlessClosed(this.#holding(plan.keys, () => this.#fetchMany(plan.keys))))
+    })())
   }
 
   holdUntilDone(key: string): void {

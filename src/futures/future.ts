@@ -3,6 +3,7 @@
 // (`await f.result()`). Each Future holds its key on the cluster until it
 // is released or garbage collected.
 
+import { signalOf, unlessAborted } from '../base/abort'
 import { ArgumentError, SpillwayError } from '../base/errors'
 import type { TaskRecord } from '../scheduler/state'
 
@@ -141,12 +142,19 @@ export class Future<T = any> {
     await this.owner.unlessClosed(this.#share.race(this.#live().whenInMemory()).catch(() => {}))
   }
 
-  /** The value, fetched from the worker that holds it; rejects with the task's error. */
-  async result(): Promise<T> {
-    await this.owner.unlessClosed(this.#share.race(this.#live().whenInMemory()))
-    // fetch holds the key itself until the value is in: this Future may be
-    // collected meanwhile (`await client.submit(...).result()` keeps none).
-    return this.owner.unlessClosed(this.#share.race(this.owner.fetch(this.key))) as Promise<T>
+  /**
+   * The value, fetched from the worker that holds it; rejects with the
+   * task's error. `{ signal }`: aborting it rejects with the signal's
+   * reason; the Future stays (`cancel()` stops its task).
+   */
+  async result(options?: { signal?: AbortSignal }): Promise<T> {
+    const signal = signalOf(options, 'result')
+    return unlessAborted(signal, (async () => {
+      await this.owner.unlessClosed(this.#share.race(this.#live().whenInMemory()))
+      // fetch holds the key itself until the value is in: this Future may be
+      // collected meanwhile (`await client.submit(...).result()` keeps none).
+      return this.owner.unlessClosed(this.#share.race(this.owner.fetch(this.key))) as Promise<T>
+    })())
   }
 
   /** The task's error once it has failed, or undefined once it has finished. */

@@ -3,6 +3,7 @@
 
 import { ArgumentError, SpillwayError } from '../base/errors'
 import { Future } from './future'
+import { signalOf, unlessAborted } from '../base/abort'
 
 export type ReturnWhen = 'ALL_COMPLETED' | 'FIRST_COMPLETED'
 
@@ -10,6 +11,8 @@ export interface WaitOptions {
   /** Milliseconds before rejecting with ERR_SPILLWAY_TIMEOUT. */
   timeout?: number
   returnWhen?: ReturnWhen
+  /** Aborting it rejects the wait with the signal's reason; the Futures stay as they are (cancel them to stop their tasks). */
+  signal?: AbortSignal
 }
 
 export function futuresOf(fs: unknown, what: string): Future[] {
@@ -30,11 +33,12 @@ export async function wait<F extends Future<any>>(futures: F | Iterable<F>, opti
   }
   const t = options.timeout
   if (t !== undefined && !(typeof t === 'number' && t >= 0)) throw new ArgumentError([{ field: 'options.timeout', value: t, allowed: 'milliseconds ≥ 0' }], 'wait options')
+  const signal = signalOf(options, 'wait')
   const settled = list.map((f) => f.settled())
   const all = returnWhen === 'ALL_COMPLETED' ? Promise.all(settled) : list.length ? Promise.race(settled) : Promise.resolve()
   let timer: NodeJS.Timeout | undefined
   try {
-    await (t === undefined
+    await unlessAborted(signal, t === undefined
       ? all
       : Promise.race([
           all,

@@ -50,6 +50,8 @@ export type PartitionSource =
 export interface StepFn {
   fn: FnDesc
   args: unknown[]
+  /** Calls whose promises may be pending at once in a partition (default 1); absent where not given, so keys stay as they were. */
+  concurrency?: number
 }
 
 export type Step =

@@ -1,8 +1,9 @@
-// Bag steps, keys and reducers run synchronously, item by item: a Promise
-// returned by one would be kept as an item (a filter keeps every item, a
-// sum concatenates "[object Promise]"). Until async steps are built, such
-// a result fails its task by name. The one check is here, so that async
-// steps replace it in one place.
+// What an async step cannot do yet, refused by name rather than kept as an
+// item (a filter keeping every item, a sum concatenating "[object
+// Promise]"): items pulled one by one by a step that takes a partition whole
+// (mapPartitions, a write), where a step's first item's result decided that
+// it is synchronous; a join's left key in such a pulled join. Everywhere
+// else promises are awaited (async-stage.ts).
 
 import { ownTaskError } from '../../../base/errors'
 import type { FnDesc } from '../../../wire/functions'
@@ -14,13 +15,17 @@ function isAsync(v: unknown): boolean {
   return typeof o.then === 'function' || (typeof o[Symbol.asyncIterator] === 'function' && typeof o[Symbol.iterator] !== 'function')
 }
 
+const WHY = {
+  pulled: "its first item's result was not one, and the items before a step that takes the partition whole (mapPartitions, a write) are pulled one by one: a step is async for every item or for none. Return a Promise for every item (declare the function async)",
+  join: "the items before a step that takes the partition whole (mapPartitions, a write) are pulled one by one through the join, which cannot wait. Compute the key with an async map before the join, or put the join after the step",
+}
+
 /** `v`, a step's result; a Promise (or thenable, or async iterable) fails the task with ERR_SPILLWAY_ASYNC_STEP. */
-export function refuseAsync<T>(v: T, desc: FnDesc, role: string): T {
+export function refuseAsync<T>(v: T, desc: FnDesc, role: string, why: keyof typeof WHY = 'join'): T {
   if (!isAsync(v)) return v
   throw ownTaskError(
     'ERR_SPILLWAY_ASYNC_STEP',
-    `the ${role} function ${desc.label === 'anonymous' ? '(anonymous)' : desc.label} returned ${typeof (v as { then?: unknown }).then === 'function' ? 'a Promise' : 'an async iterable'}: bag steps, keys and reducers run synchronously and async ones are not supported yet. ` +
-      'Make it synchronous (read what it awaits before the bag, or pass it as an argument), or run the async work with client.submit / client.map',
+    `the ${role} function ${desc.label === 'anonymous' ? '(anonymous)' : desc.label} returned ${typeof (v as { then?: unknown }).then === 'function' ? 'a Promise' : 'an async iterable'} where ${WHY[why]}`,
     { function: desc.label, role },
   )
 }

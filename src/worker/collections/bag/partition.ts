@@ -9,6 +9,7 @@ import type { FnDesc } from '../../../wire/functions'
 import { KeyTable } from '../../../wire/key-equality'
 import { checkJoinPairs, countPairs, OutputBound } from '../shuffle/collect-bound'
 import { refuseAsync } from './async-steps'
+import { drainAll, isThenable, keysOf, stage, type Stage } from './async-stage'
 import { accumulator, aggregate, keyOf, perPartition, type Fn, type Loaded } from './reducers'
 import { eachItem, type Sink } from './items'
 import { callInTask, callInTask2, runInStore, type TaskStore } from '../../context'
@@ -30,27 +31,43 @@ export interface FunctionLoader {
 }
 
 /**
- * A step's function with its extra arguments, whose every result is checked
- * to be no Promise: steps run synchronously, item by item, so a Promise
- * would be kept as an item (a filter keeps everything, a sum concatenates).
- * Made for the number of values it takes (an item; an accumulator and an
- * item for a binop): a rest-parameter wrapper made an array per call.
+ * A step's function with its extra arguments, whose results may be promises
+ * (async-stage.ts awaits them). Made for the number of values it takes (an
+ * item; an accumulator and an item for a binop): a rest-parameter wrapper
+ * made an array per call.
  */
-export function syncStep(fn: Fn, args: unknown[], desc: FnDesc, role: string, arity: 1 | 2 = 1, task?: TaskStore): Fn {
+export function userStep(fn: Fn, args: unknown[], arity: 1 | 2 = 1, task?: TaskStore): Fn {
+  // A function declared async keeps its context across its awaits from its first call (AsyncLocalStorage); others get it
+  // for their synchronous part, and across awaits from the call after the one that returned a promise (async-stage.ts).
+  if (task && ASYNC.test(fn.constructor?.name ?? '')) return bound(fn, args, task)
   if (arity === 2) {
     const f = args.length ? (a: unknown, b: unknown) => fn(a, b, ...args) : fn
-    return task ? (a, b) => refuseAsync(callInTask2(task, f, a, b), desc, role) : (a, b) => refuseAsync(f(a, b), desc, role)
+    return task ? (a, b) => callInTask2(task, f, a, b) : f
   }
   const f = args.length ? (a: unknown) => fn(a, ...args) : fn
-  return task ? (a) => refuseAsync(callInTask(task, f, a), desc, role) : (a) => refuseAsync(f(a), desc, role)
+  return task ? (a) => callInTask(task, f, a) : f
 }
 
-export async function loadStep(load: FunctionLoader, s: StepFn, role: string, arity: 1 | 2 = 1): Promise<Fn> {
-  return syncStep(await load.get(s.fn), s.args, s.fn, role, arity, load.task)
+const ASYNC = /^Async(Generator)?Function$/
+
+export async function loadStep(load: FunctionLoader, s: StepFn, arity: 1 | 2 = 1): Promise<Fn> {
+  return userStep(await load.get(s.fn), s.args, arity, load.task)
 }
 
-export async function keyFunction(load: FunctionLoader, k: KeySpec, role = 'key'): Promise<(item: unknown) => unknown> {
-  return keyOf(k, 'fn' in k ? await loadStep(load, k.fn, role) : undefined)
+/** How many calls of a key's function may be pending at once, per partition (`{ concurrency }`, default 1). */
+export const keyConcurrency = (k: KeySpec): number => ('fn' in k ? (k.fn.concurrency ?? 1) : 1)
+
+/** A key function whose results may be promises: its callers resolve them (keysOf, a key stage). */
+export async function keyFunction(load: FunctionLoader, k: KeySpec): Promise<(item: unknown) => unknown> {
+  return keyOf(k, 'fn' in k ? await loadStep(load, k.fn) : undefined)
+}
+
+/** A key function whose results must not be promises (a pulled join's left key), refused by name. */
+async function syncKeyFunction(load: FunctionLoader, k: KeySpec, role: string): Promise<(item: unknown) => unknown> {
+  if (!('fn' in k)) return keyOf(k, undefined)
+  const f = await loadStep(load, k.fn)
+  const desc = k.fn.fn
+  return (v) => refuseAsync(f(v), desc, role)
 }
 
 type JoinStep = Extract<Step, { op: 'join-broadcast' }>
@@ -65,36 +82,73 @@ function byRightKey(small: unknown[], rightKey: (v: unknown) => unknown): KeyTab
   return byKey
 }
 
-/** Each item with every item of the small side whose key is equal (and alone, as [item, undefined], for a left join), pushed to `next`. */
-async function broadcastJoin(load: FunctionLoader, s: JoinStep, small: unknown[], next: Sink): Promise<Sink> {
-  const leftKey = await keyFunction(load, s.leftKey, 'join leftKey')
-  const rightKey = await keyFunction(load, s.rightKey, 'join rightKey')
-  const byKey = byRightKey(small, rightKey)
+/**
+ * Each item with every item of the small side whose key is equal (and
+ * alone, as [item, undefined], for a left join), pushed to `next`. Pushed,
+ * the left key may be async (a stage in `stages`); pulled, only where the
+ * left items are an array (`lefts`), whose keys are awaited first.
+ */
+async function broadcastJoin(load: FunctionLoader, s: JoinStep, small: unknown[], next: Sink, stages?: Stage[], lefts?: unknown[]): Promise<Sink> {
+  const leftKey = stages ? await keyFunction(load, s.leftKey) : lefts ? await keysOf(lefts, await keyFunction(load, s.leftKey), keyConcurrency(s.leftKey), load.task) : await syncKeyFunction(load, s.leftKey, 'join leftKey')
+  const rightKey = await keyFunction(load, s.rightKey)
+  const byKey = byRightKey(small, await keysOf(small, rightKey, keyConcurrency(s.rightKey), load.task))
   const left = s.how === 'left'
-  return (l) => {
-    const rs = byKey.get(leftKey(l))
+  const emit = (l: unknown, k: unknown) => {
+    const rs = byKey.get(k)
     if (rs) for (const r of rs) next([l, r])
     else if (left) next([l, undefined])
   }
+  if (!stages) return (l) => emit(l, leftKey(l))
+  const st = stage(leftKey, emit, keyConcurrency(s.leftKey), load.task)
+  stages.push(st)
+  return st.sink
 }
 
-/** A per-item step fused in front of `next`. */
-async function stepSink(load: FunctionLoader, step: Exclude<Step, { op: 'write' }>, fn: Fn | undefined, extra: unknown[], next: Sink): Promise<Sink> {
+/**
+ * A per-item step fused in front of `next`: synchronous until its function
+ * returns a thenable (async-stage.ts), each such step's stage kept in
+ * `stages` to be drained in order.
+ */
+async function stepSink(load: FunctionLoader, step: Exclude<Step, { op: 'write' }>, fn: Fn | undefined, extra: unknown[], next: Sink, stages: Stage[]): Promise<Sink> {
+  const add = (call: (v: unknown) => unknown, emit: (v: unknown, r: unknown) => void) => {
+    const st = stage(call, emit, (step as { call: StepFn }).call.concurrency ?? 1, load.task)
+    stages.push(st)
+    return st
+  }
+  // map's and filter's synchronous sinks are written out: the stage's own
+  // costs a call to `emit` per item, much of a cheap step.
   switch (step.op) {
-    case 'map':
-      return (v) => next(fn!(v))
-    case 'filter':
+    case 'map': {
+      const f = fn!
+      const st = add(f, (_, r) => next(r))
       return (v) => {
-        if (fn!(v)) next(v)
+        if (st.queued) return st.sink(v)
+        const r = f(v)
+        if (isThenable(r)) return st.begin(v, r)
+        next(r)
       }
+    }
+    case 'filter': {
+      const f = fn!
+      const st = add(f, (v, keep) => {
+        if (keep) next(v)
+      })
+      return (v) => {
+        if (st.queued) return st.sink(v)
+        const keep = f(v)
+        if (isThenable(keep)) return st.begin(v, keep)
+        if (keep) next(v)
+      }
+    }
     case 'flatMap':
-      return (v) => eachItem(iterableOf(fn!(v), 'flatMap'), next)
+      // An async generator's items are gathered as its call's promise.
+      return add((v) => itemsOrPromise(fn!(v)), (_, r) => eachItem(iterableOf(r, 'flatMap'), next)).sink
     case 'pluck': {
       const f = step.field
       return (v) => next((v as any)?.[f])
     }
     case 'join-broadcast':
-      return broadcastJoin(load, step, extra[step.input] as unknown[], next)
+      return broadcastJoin(load, step, extra[step.input] as unknown[], next, stages)
     case 'mapPartitions':
       // runPartition pulls every step up to the last mapPartitions.
       throw ownTaskError('ERR_SPILLWAY_PROTOCOL', 'a mapPartitions step cannot take items one by one')
@@ -111,11 +165,54 @@ async function pullSteps(load: FunctionLoader, spec: PartitionSpec, items: Itera
       const small = extra[s.input] as unknown[]
       const pairs = pairsBound(load, spec, i)
       if (pairs) items = await countedLefts(load, s, small, items, pairs)
-      items = await pulledJoin(items, (next) => broadcastJoin(load, s, small, next))
+      const lefts = Array.isArray(items) ? items : undefined
+      items = await pulledJoin(items, (next) => broadcastJoin(load, s, small, next, undefined, lefts))
     }
-    else items = applyStep(items, s, fns[i])
+    else if (s.op === 'mapPartitions') items = iterableOf(await itemsOrPromise(fns[i]!(items)), 'mapPartitions')
+    else if (s.op === 'pluck') items = applyStep(items, s, undefined)
+    else items = await pulledStep(load, items, s, fns[i]!, extra)
   }
   return items
+}
+
+/**
+ * A per-item step's items pulled lazily one by one, as the step that takes
+ * them whole asks; its first item's result decides: a thenable makes the
+ * step async, its items awaited (in order, `concurrency` at a time) into an
+ * array first. A later thenable is refused by name: a generator cannot wait.
+ */
+async function pulledStep(load: FunctionLoader, items: Iterable<unknown>, s: Extract<Step, { call: StepFn }>, fn: Fn, extra: unknown[]): Promise<Iterable<unknown>> {
+  const it = items[Symbol.iterator]()
+  const first = it.next()
+  if (first.done) return []
+  const raw = fn(first.value)
+  // An async generator is read once: as the promise of its items.
+  const r0 = s.op === 'flatMap' ? itemsOrPromise(raw) : raw
+  const rest: Iterable<unknown> = { [Symbol.iterator]: () => it }
+  if (!isThenable(r0)) {
+    const checked = (v: unknown) => refuseAsync(fn(v), s.call.fn, s.op, 'pulled')
+    return (function* () {
+      if (s.op === 'map') yield r0
+      else if (s.op === 'filter') {
+        if (r0) yield first.value
+      } else yield* iterableOf(r0, 'flatMap')
+      yield* applyStep(rest, s, checked)
+    })()
+  }
+  // The first item's call is made: its promise stands for it.
+  let made = false
+  const once = (v: unknown) => {
+    if (made) return fn(v)
+    made = true
+    return r0
+  }
+  const out: unknown[] = []
+  const stages: Stage[] = []
+  const sink = await stepSink(load, s as Exclude<Step, { op: 'write' }>, once, extra, (v) => void out.push(v), stages)
+  sink(first.value)
+  eachItem(rest, sink)
+  await drainAll(stages)
+  return out
 }
 
 /**
@@ -127,8 +224,8 @@ async function countedLefts(load: FunctionLoader, s: JoinStep, small: unknown[],
   const lefts = Array.isArray(items) ? items : [...items]
   bound.add(lefts, 0)
   bound.add(small, 0)
-  const leftKey = await keyFunction(load, s.leftKey, 'join leftKey')
-  const rightKey = await keyFunction(load, s.rightKey, 'join rightKey')
+  const leftKey = await keysOf(lefts, await keyFunction(load, s.leftKey), keyConcurrency(s.leftKey), load.task)
+  const rightKey = await keysOf(small, await keyFunction(load, s.rightKey), keyConcurrency(s.rightKey), load.task)
   const byKey = byRightKey(small, rightKey)
   checkJoinPairs(bound, countPairs([{ side: 0, items: lefts }], (l) => byKey.get(leftKey(l)), [], rightKey, s.how))
   return lefts
@@ -169,8 +266,19 @@ function* applyStep(items: Iterable<unknown>, step: Exclude<Step, { op: 'write' 
       return
     }
     case 'mapPartitions':
-      yield* iterableOf(fn!(items), 'mapPartitions')
+      // pullSteps calls it (it may be async).
+      throw ownTaskError('ERR_SPILLWAY_PROTOCOL', 'a mapPartitions step is called by pullSteps')
   }
+}
+
+/** An async iterable's items as the promise of an array; anything else as it is. */
+function itemsOrPromise(out: unknown): unknown {
+  if (out == null || typeof (out as any)[Symbol.asyncIterator] !== 'function' || typeof (out as any)[Symbol.iterator] === 'function') return out
+  return (async () => {
+    const all: unknown[] = []
+    for await (const v of out as AsyncIterable<unknown>) all.push(v)
+    return all
+  })()
 }
 
 /** What a flatMap or mapPartitions function returned, if it is an iterable of items. */
@@ -184,11 +292,11 @@ function iterableOf(out: unknown, op: string): Iterable<unknown> {
 async function loadReducer(load: FunctionLoader, r: Reducer): Promise<Loaded> {
   const f: Loaded = {}
   if (r.op === 'foldBy' || r.op === 'sample' || (r.op === 'topk' && r.key)) {
-    f.key = await keyFunction(load, r.key!, `${r.op === 'sample' ? 'sortBy' : r.op} key`)
+    f.key = await keyFunction(load, r.key!)
   }
   if (r.op === 'foldBy') {
-    f.binop = await loadStep(load, r.binop, 'foldBy binop', 2)
-    if (r.combine) f.combine = await loadStep(load, r.combine, 'foldBy combine', 2)
+    f.binop = await loadStep(load, r.binop, 2)
+    if (r.combine) f.combine = await loadStep(load, r.combine, 2)
   }
   if (r.op === 'custom') {
     // Awaited as the task's own value: a Promise from either is its result, not an item.
@@ -235,13 +343,14 @@ function pairsBound(load: FunctionLoader, spec: PartitionSpec, step: number): Ou
 
 /** A partition's items as an array, or its reduction's partial. */
 export async function runPartition(load: FunctionLoader, spec: PartitionSpec, ...inputs: unknown[]): Promise<unknown> {
-  const fns = await Promise.all(spec.steps.map((s) => (s.op === 'pluck' || s.op === 'write' || s.op === 'join-broadcast' ? undefined : loadStep(load, s.call, s.op))))
+  const fns = await Promise.all(spec.steps.map((s) => (s.op === 'pluck' || s.op === 'write' || s.op === 'join-broadcast' ? undefined : loadStep(load, s.call))))
   const reducer = spec.reduce ? await loadReducer(load, spec.reduce) : undefined
   const own = spec.broadcast ? inputs.slice(0, inputs.length - spec.broadcast) : inputs
   const extra = spec.broadcast ? inputs.slice(inputs.length - spec.broadcast) : []
   const source = await sourceItems(load, spec, own)
   // Pulled up to the last step that takes the items as a whole (all of them
   // for a custom reduction, whose function takes an iterable); pushed after.
+  const stages: Stage[] = []
   const acc = spec.reduce ? accumulator(spec.reduce, reducer!) : undefined
   const upTo = spec.reduce && !acc ? spec.steps.length : wholeUpTo(load, spec)
   const items = await pullSteps(load, spec, source, upTo, fns, extra)
@@ -249,10 +358,13 @@ export async function runPartition(load: FunctionLoader, spec: PartitionSpec, ..
   if (!acc && upTo === spec.steps.length && Array.isArray(items)) return items
   const out: unknown[] = []
   let sink: Sink = acc ? acc.push : (v) => void out.push(v)
-  for (let i = spec.steps.length - 1; i >= upTo; i--) sink = await stepSink(load, spec.steps[i] as Exclude<Step, { op: 'write' }>, fns[i], extra, sink)
+  for (let i = spec.steps.length - 1; i >= upTo; i--) sink = await stepSink(load, spec.steps[i] as Exclude<Step, { op: 'write' }>, fns[i], extra, sink, stages)
   eachItem(items, sink)
+  // Made from the last step back: drained from the first.
+  if (stages.length) await drainAll(stages.reverse())
   return acc ? acc.result() : out
 }
+
 
 /** One level of a reduction's tree: its inputs' partials combined. */
 export async function runAggregate(load: FunctionLoader, spec: AggregateSpec, ...partials: unknown[]): Promise<unknown> {

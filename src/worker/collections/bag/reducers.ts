@@ -8,6 +8,7 @@ import { ownTaskError } from '../../../base/errors'
 import type { KeySpec, Reducer } from '../../../wire/bag'
 import { KeyTable } from '../../../wire/key-equality'
 import { keyOrder } from '../../../wire/order'
+import { isThenable, keysOf, quiet, settled, stage, type Stage } from './async-stage'
 import { eachItem, type Sink } from './items'
 
 export type Fn = (...args: unknown[]) => unknown
@@ -60,6 +61,13 @@ function extreme(items: Iterable<unknown>, better: (a: any, b: any) => boolean):
 
 const less = (a: any, b: any) => a < b
 const more = (a: any, b: any) => a > b
+
+/** The `k` largest; an async key's keys are awaited first (the first item's result decides). */
+async function topkOf(items: unknown[], r: Extract<Reducer, { op: 'topk' }>, key: ((v: unknown) => unknown) | undefined): Promise<unknown[]> {
+  return topk(items, r.k, key && (await keysOf(items, key, keyConcurrency(r.key))))
+}
+
+const keyConcurrency = (k: KeySpec | undefined): number => (k && 'fn' in k ? (k.fn.concurrency ?? 1) : 1)
 
 function topk(items: Iterable<unknown>, k: number, key: ((v: unknown) => unknown) | undefined): unknown[] {
   const keyed = [...items].map((v) => [key ? key(v) : v, v] as [unknown, unknown])
@@ -125,25 +133,67 @@ export function accumulator(r: Reducer, f: Loaded): Accumulator | undefined {
     }
     case 'topk': {
       const all: unknown[] = []
-      return { push: (v) => void all.push(v), result: () => topk(all, r.k, f.key) }
+      return { push: (v) => void all.push(v), result: () => topkOf(all, r, f.key) }
     }
-    case 'foldBy': {
-      const t = new KeyTable<unknown>('foldBy key')
-      const key = f.key!
-      const binop = f.binop!
-      const push = (v: unknown) => {
-        const k = key(v)
-        const e = t.find(k)
-        if (e) e.value = binop(e.value, v)
-        else t.add(k, r.hasInitial ? binop(r.initial, v) : v)
-      }
-      return { push, result: () => new Map(t) }
-    }
+    case 'foldBy':
+      return foldByAccumulator(r, f)
     case 'sample':
-      return sampleAccumulator(f.key!)
+      return sampleAccumulator(f.key!, keyConcurrency(r.key))
     case 'custom':
       return undefined
   }
+}
+
+/**
+ * foldBy's per-partition table. Synchronous until the key function returns
+ * a thenable: from that item on, keys go through an ordered stage (the
+ * items' order kept, `concurrency` pending) and the table is filled as they
+ * come; an async binop's accumulators are promises, settled at the end.
+ */
+function foldByAccumulator(r: Extract<Reducer, { op: 'foldBy' }>, f: Loaded): Accumulator {
+  const t = new KeyTable<unknown>('foldBy key')
+  const key = f.key!
+  const binop = f.binop!
+  const st: Folding = { pending: false }
+  const add = (v: unknown, k: unknown) => {
+    const e = t.find(k)
+    if (e) e.value = fold(st, binop, e.value, v)
+    else t.add(k, r.hasInitial ? fold(st, binop, r.initial, v) : v)
+  }
+  let keys: Stage | undefined
+  const push = (v: unknown) => {
+    if (keys) return keys.sink(v)
+    const k = key(v)
+    if (!isThenable(k)) return add(v, k)
+    // This item's key is already asked for: its promise stands for it.
+    let made = false
+    const keyOnce = (x: unknown) => {
+      if (made) return key(x)
+      made = true
+      return k
+    }
+    keys = stage(keyOnce, add, keyConcurrency(r.key))
+    keys.sink(v)
+  }
+  const result = () => (st.pending ? settled(new Map(t)) : new Map(t))
+  return { push, result: () => (keys ? keys.drained().then(result) : result()) }
+}
+
+/** Whether a table's binop or combine returned a promise: its values are settled before they travel. */
+interface Folding {
+  pending: boolean
+}
+
+/**
+ * `binop(acc, v)`; an async binop's accumulator is a promise, and the next
+ * item of its key waits for it, so each key's items fold in order while
+ * keys fold side by side.
+ */
+function fold(st: Folding, binop: Fn, acc: unknown, v: unknown): unknown {
+  const out = isThenable(acc) ? acc.then((a) => binop(a, v)) : binop(acc, v)
+  if (!isThenable(out)) return out
+  st.pending = true
+  return quiet(out)
 }
 
 export function perPartition(r: Reducer, items: Iterable<unknown>, f: Loaded): unknown {
@@ -156,21 +206,25 @@ export function perPartition(r: Reducer, items: Iterable<unknown>, f: Loaded): u
 /** Keys kept per partition for range boundaries: enough that each output's range is even to a few percent. */
 const SAMPLE = 256
 
-/** A reservoir sample of the partition's keys (Vitter's algorithm R), the same for the same items on every run. */
-function sampleAccumulator(key: (v: unknown) => unknown): Accumulator {
+/**
+ * A reservoir sample of the partition's keys (Vitter's algorithm R), the
+ * same for the same items on every run: items are kept, and only theirs
+ * keyed at the end (awaited, if the key is async).
+ */
+function sampleAccumulator(key: (v: unknown) => unknown, concurrency: number): Accumulator {
   const kept: unknown[] = []
   let seen = 0
   let seed = 0x9e3779b9
   const push = (v: unknown) => {
     seen++
-    if (kept.length < SAMPLE) kept.push(key(v))
+    if (kept.length < SAMPLE) kept.push(v)
     else {
       seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6b43a9b5) >>> 0
       const j = seed % seen
-      if (j < SAMPLE) kept[j] = key(v)
+      if (j < SAMPLE) kept[j] = v
     }
   }
-  return { push, result: () => kept }
+  return { push, result: async () => kept.map(await keysOf(kept, key, concurrency)) }
 }
 
 function boundaries(keys: unknown[], outputs: number, order: (a: unknown, b: unknown) => number): unknown[] {
@@ -206,18 +260,20 @@ export function aggregate(r: Reducer, parts: unknown[], final: boolean, f: Loade
       return final ? t.keys() : new Set(t.keys())
     }
     case 'topk':
-      return topk((parts as unknown[][]).flat(), r.k, f.key)
+      return topkOf((parts as unknown[][]).flat(), r, f.key)
     case 'foldBy': {
       const combine = f.combine ?? f.binop!
+      const st: Folding = { pending: false }
       const t = new KeyTable<unknown>('foldBy key')
       for (const p of parts as Map<unknown, unknown>[]) {
         for (const [k, v] of p) {
           const e = t.find(k)
-          if (e) e.value = combine(e.value, v)
-          else t.add(k, r.hasCombineInitial ? combine(r.combineInitial, v) : v)
+          if (e) e.value = fold(st, combine, e.value, v)
+          else t.add(k, r.hasCombineInitial ? fold(st, combine, r.combineInitial, v) : v)
         }
       }
-      return final ? [...t] : new Map(t)
+      if (!st.pending) return final ? [...t] : new Map(t)
+      return settled(new Map(t)).then((m) => (final ? [...m] : m))
     }
     case 'custom':
       return f.aggregate!(parts)

@@ -4,10 +4,11 @@
 // items, groups, aggregates, a sorted run or join pairs).
 
 import { ownTaskError } from '../../../base/errors'
-import { hashKey, type CollectSpec, type SplitMarker, type SplitSpec } from '../../../wire/bag'
+import { hashKey, type CollectSpec, type KeySpec, type SplitMarker, type SplitSpec } from '../../../wire/bag'
 import { KeyTable, showKey } from '../../../wire/key-equality'
 import { keyOrder } from '../../../wire/order'
-import { keyFunction as keyFn, runAggregate, runPartition, type FunctionLoader } from '../bag/partition'
+import { keysOf } from '../bag/async-stage'
+import { keyConcurrency, keyFunction, runAggregate, runPartition, type FunctionLoader } from '../bag/partition'
 import type { ShuffleService } from './service'
 import { heapOfSplit } from './split-bound'
 import { boundedShards, checkJoinPairs, countPairs, GroupBound, outputBound, readAll, SORT_ENTRY_BYTES, type OutputBound } from './collect-bound'
@@ -22,6 +23,11 @@ function rangeOf(key: unknown, boundaries: unknown[], order: (a: unknown, b: unk
     else hi = mid
   }
   return lo
+}
+
+/** A key function for `items`, its keys awaited first where it is async (async-stage.ts keysOf). */
+async function keyFn(load: FunctionLoader, k: KeySpec, items: unknown[]): Promise<(v: unknown) => unknown> {
+  return keysOf(items, await keyFunction(load, k), keyConcurrency(k), load.task)
 }
 
 export async function runSplit(load: FunctionLoader, service: ShuffleService, key: string, spec: SplitSpec, ...inputs: unknown[]): Promise<SplitMarker> {
@@ -41,10 +47,10 @@ export async function runSplit(load: FunctionLoader, service: ShuffleService, ke
     else for (const pair of value as Map<unknown, unknown>) out[hashKey(pair[0], role) % spec.npartitions].push(pair)
   } else if (by.kind === 'hash') {
     const role = spec.side ? 'join rightKey' : 'key'
-    const k = await keyFn(load, by.key, role)
+    const k = await keyFn(load, by.key, value as unknown[])
     for (const item of value as unknown[]) out[hashKey(k(item), role) % spec.npartitions].push(item)
   } else {
-    const k = await keyFn(load, by.key, 'sortBy key')
+    const k = await keyFn(load, by.key, value as unknown[])
     const order = keyOrder(by, 'sortBy key')
     for (const item of value as unknown[]) out[rangeOf(k(item), boundaries!, order)].push(item)
   }
@@ -64,12 +70,13 @@ export async function runCollect(load: FunctionLoader, service: ShuffleService, 
     const partial = (items: unknown[]) => (then.reduce.op === 'distinct' ? new Set(items) : new Map(items as [unknown, unknown][]))
     result = await runAggregate(load, { reduce: then.reduce, final: true }, ...(await readAll(shards)).map((s) => partial(s.items)))
   } else if (then.kind === 'groups') {
-    const k = await keyFn(load, then.key, 'groupBy key')
+    const k = await keyFunction(load, then.key)
     const groups = new KeyTable<unknown[]>('groupBy key')
     const groupBound = new GroupBound(bound, then.maxGroupBytes)
     for await (const s of shards) {
+      const key = await keysOf(s.items, k, keyConcurrency(then.key), load.task)
       for (const item of s.items) {
-        const g = k(item)
+        const g = key(item)
         ;(groups.find(g) ?? groups.add(g, [])).value.push(item)
       }
       groupBound.afterShard(groups, s.items.length)
@@ -77,15 +84,17 @@ export async function runCollect(load: FunctionLoader, service: ShuffleService, 
     groupBound.check(groups)
     result = [...groups]
   } else if (then.kind === 'sorted') {
-    const k = await keyFn(load, then.key, 'sortBy key')
     const all = await readAll(shards)
+    const k = await keyFn(load, then.key, all.flatMap((s) => s.items))
     bound.need(bound.items * SORT_ENTRY_BYTES, `${bound.items} sort entries`)
     const keyed = all.flatMap((s) => s.items.map((v) => [k(v), v] as [unknown, unknown]))
     const order = keyOrder(then, 'sortBy key')
     keyed.sort((a, b) => order(a[0], b[0]))
     result = keyed.map(([, v]) => v)
   } else {
-    result = join(await readAll(shards), await keyFn(load, then.leftKey, 'join leftKey'), await keyFn(load, then.rightKey, 'join rightKey'), then.how, bound)
+    const all = await readAll(shards)
+    const side = (n: number) => all.flatMap((s) => (s.side === n ? s.items : []))
+    result = join(all, await keyFn(load, then.leftKey, side(0)), await keyFn(load, then.rightKey, side(1)), then.how, bound)
   }
   service.release(spec.shuffle, spec.output, markers)
   return result
