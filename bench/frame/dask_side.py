@@ -9,6 +9,7 @@ p.add_argument('--mem', type=int, required=True)
 p.add_argument('--workers', type=int, default=2)
 p.add_argument('--blocksize', type=int, default=32 << 20)
 p.add_argument('--case', default='groupby')
+p.add_argument('--dim')
 a = p.parse_args()
 
 import dask
@@ -26,10 +27,16 @@ if __name__ == '__main__':
             df = dd.read_csv(os.path.join(a.dir, '*.csv'), blocksize=a.blocksize, dtype={'cat': 'string', 'k': 'int64', 'x': 'float64', 'y': 'float64'})
             if a.case == 'groupby':
                 r = df.groupby(['cat', 'k']).agg(n=('k', 'size'), s=('y', 'sum'), m=('x', 'mean'), lo=('x', 'min'), hi=('y', 'max'), split_out=a.workers).compute()
+            elif a.case == 'join':
+                dim = dd.read_csv(a.dim, dtype={'k': 'int64', 'label': 'string'})
+                r = df.merge(dim, on='k', how='inner', shuffle_method='p2p').compute()
+            elif a.case == 'sort':
+                r = df.sort_values(['k', 'x'], ascending=[True, False]).compute()
             else:
                 raise SystemExit(f'unknown case {a.case}')
         seconds = time.perf_counter() - t1
-        print(json.dumps({'seconds': seconds, 'startup': startup, 'groups': len(r), 'rows': int(r['n'].sum()), 'dask': dask.__version__}))
+        rows = int(r['n'].sum()) if a.case == 'groupby' else len(r)
+        print(json.dumps({'seconds': seconds, 'startup': startup, 'groups': len(r), 'rows': rows, 'dask': dask.__version__}))
     finally:
         client.close()
         cluster.close()

@@ -6,6 +6,7 @@ import argparse, json, os, time
 p = argparse.ArgumentParser()
 p.add_argument('--dir', required=True)
 p.add_argument('--case', default='groupby')
+p.add_argument('--dim')
 a = p.parse_args()
 
 import polars as pl  # after argparse: POLARS_MAX_THREADS is read at import
@@ -18,7 +19,12 @@ if a.case == 'groupby':
         .agg(n=pl.len(), s=pl.col('y').sum(), m=pl.col('x').mean(), lo=pl.col('x').min(), hi=pl.col('y').max())
         .collect(engine='streaming')
     )
+elif a.case == 'join':
+    r = lf.join(pl.scan_csv(a.dim), on='k').collect(engine='streaming')
+elif a.case == 'sort':
+    r = lf.sort(['k', 'x'], descending=[False, True], nulls_last=True).collect(engine='streaming')
 else:
     raise SystemExit(f'unknown case {a.case}')
 seconds = time.perf_counter() - t0
-print(json.dumps({'seconds': seconds, 'groups': r.height, 'rows': int(r['n'].sum()), 'polars': pl.__version__, 'threads': pl.thread_pool_size()}))
+rows = int(r['n'].sum()) if a.case == 'groupby' else r.height
+print(json.dumps({'seconds': seconds, 'groups': r.height, 'rows': rows, 'polars': pl.__version__, 'threads': pl.thread_pool_size()}))

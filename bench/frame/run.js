@@ -12,6 +12,7 @@
 //     --quick       ~60 MB of CSV on 2 × 1 GiB workers
 'use strict'
 
+const fs = require('node:fs')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
 const { PY, pythonEnv, machine } = require('../dask/sides')
@@ -37,11 +38,20 @@ const log = opts.json ? (...a) => console.error(...a) : (...a) => console.log(..
 /** Each case: its target ratios against each peer (spillway / peer ≤ target). */
 const CASES = {
   groupby: { what: 'group-by of 2 keys with count, sum, mean, min, max', targets: { duckdb: 1.0, dask: 0.25 } },
+  join: { what: 'every row joined with the label of its key (a table of one row per key)', targets: { duckdb: 1.0, dask: 0.25 }, dim: true },
+  sort: { what: 'every row sorted by k, then x descending', targets: { duckdb: 1.5 } },
 }
 const CASE = CASES[opts.case]
 if (!CASE) throw new Error(`--case ${opts.case}: one of ${Object.keys(CASES).join(', ')}`)
 
-const common = (data) => ['--dir', data.dir, '--case', opts.case]
+/** The join's other side: one row per key, beside the data (not matched by its *.csv). */
+function ensureDim(dir, keys) {
+  const file = path.join(dir, '..', `dim-${keys}.csv`)
+  if (!fs.existsSync(file)) fs.writeFileSync(file, 'k,label\n' + Array.from({ length: keys }, (_, k) => `${k},label-${k % 97}`).join('\n') + '\n')
+  return file
+}
+
+const common = (data) => ['--dir', data.dir, '--case', opts.case, ...(data.dim ? ['--dim', data.dim] : [])]
 const SIDES = {
   spillway: (data) => runProc(process.execPath, [path.join(__dirname, 'spillway_side.js'), ...common(data), '--mem', String(SIZE.mem), '--workers', String(WORKERS), '--blocksize', String(SIZE.blocksize)], process.env, 1800, { verbose: opts.verbose }),
   duckdb: (data) => runProc(PY, [path.join(__dirname, 'duckdb_side.py'), ...common(data), '--mem', String(SIZE.mem * WORKERS), '--threads', String(WORKERS)], pythonEnv(), 1800, { verbose: opts.verbose, python: true }),
@@ -53,6 +63,7 @@ for (const n of names) if (!SIDES[n]) throw new Error(`--sides: ${n} is not one 
 
 async function main() {
   const data = ensureData(SIZE.data)
+  if (CASE.dim) data.dim = ensureDim(data.dir, SIZE.data.keys)
   log(`bench/frame ${opts.case} (${CASE.what}): ${data.rows} rows in ${data.files} files at ${data.dir}; ${WORKERS} × ${SIZE.mem / MiB} MiB workers`)
   const results = Object.fromEntries(names.map((n) => [n, []]))
   for (let r = 0; r < REPS; r++) {

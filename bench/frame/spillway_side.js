@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// spillway's side of bench/frame: the group-by over the CSV files on a fresh
+// spillway's side of bench/frame: the group-by (or join, or sort) over the CSV files on a fresh
 // cluster of `--workers` workers of `--mem` bytes each; start-up timed apart.
 // Prints one JSON line.
 'use strict'
@@ -16,6 +16,7 @@ const { values: o } = parseArgs({
     blocksize: { type: 'string', default: String(32 << 20) },
     workers: { type: 'string', default: '2' },
     case: { type: 'string', default: 'groupby' },
+    dim: { type: 'string' },
   },
 })
 
@@ -26,10 +27,14 @@ async function main() {
   try {
     const t1 = performance.now()
     const f = frame.readCsv(path.join(o.dir, '*.csv'), { blocksize: Number(o.blocksize) })
-    const table = await client.compute(f.groupBy('cat', 'k').agg({ n: count(), s: sum('y'), m: mean('x'), lo: min('x'), hi: max('y') }))
+    // join: every row with its key's label (a shuffled hash join, no broadcast); sort: by k, then x descending.
+    const query =
+      o.case === 'join' ? f.join(frame.readCsv(o.dim, { blocksize: Number(o.blocksize) }), { on: 'k', broadcastBytes: 0 }) : o.case === 'sort' ? f.sortBy(['k', 'x'], { descending: [false, true] }) : f.groupBy('cat', 'k').agg({ n: count(), s: sum('y'), m: mean('x'), lo: min('x'), hi: max('y') })
+    const table = await client.compute(query)
     const seconds = (performance.now() - t1) / 1000
     let rows = 0
-    for (const v of table.getChild('n')) rows += Number(v)
+    if (o.case === 'groupby') for (const v of table.getChild('n')) rows += Number(v)
+    else rows = table.numRows
     console.log(JSON.stringify({ seconds, startup, groups: table.numRows, rows, partitions: f.npartitions }))
   } finally {
     await client.close()

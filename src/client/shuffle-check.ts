@@ -8,6 +8,7 @@ import { serialize } from 'node:v8'
 import { SpillwayError } from '../base/errors'
 import type { TaskSubmission } from '../scheduler/scheduler'
 import type { PartitionSource, SplitSpec } from '../wire/bag'
+import type { FrameSplitSpec } from '../wire/frame-shuffle'
 import { blockBox, boxLen, ITEM_BYTES, type RechunkSplitSpec } from '../wire/rechunk'
 
 /** What the check needs of the cluster. */
@@ -44,6 +45,13 @@ export function shuffleBytes(subs: TaskSubmission[], host: ShuffleCheckHost): nu
       // A rechunk pushes every old chunk whole, cut into pieces.
       const { geometry, input } = (s.task.args as unknown[])[0] as RechunkSplitSpec
       bytes += boxLen(blockBox(geometry.shape, geometry.from, input)) * ITEM_BYTES
+      continue
+    }
+    if (s.task.func.op === 'frame.split') {
+      // A frame partition sends all its rows: the bytes of the file block it reads, or of its inputs.
+      const src = (((s.task.args as unknown[])[0] as FrameSplitSpec).plan.partition.source ?? {}) as { start?: unknown; end?: unknown }
+      if (typeof src.start === 'number' && typeof src.end === 'number') bytes += src.end - src.start
+      for (const d of s.deps ?? []) bytes += host.nbytesOf(d)
       continue
     }
     if (s.task.func.op !== 'shuffle.split') continue

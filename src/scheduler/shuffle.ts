@@ -21,6 +21,10 @@ export interface ShuffleHost {
   readonly closed: boolean
 }
 
+/** Task kinds that send an input's shards, and those that read an output's (besides a bag partition reading a shuffle). */
+const SPLIT_OPS = new Set(['shuffle.split', 'rechunk.split', 'frame.split'])
+const COLLECT_OPS = new Set(['rechunk.collect', 'frame.collect'])
+
 /** How often a released shuffle whose outputs still run is looked at again. */
 const RECHECK_MS = 200
 
@@ -29,7 +33,7 @@ export function shuffleIds(subs: TaskSubmission[]): Set<string> {
   const ids = new Set<string>()
   for (const s of subs) {
     const op = nativeOp(s.task)
-    if (op !== 'shuffle.split' && op !== 'rechunk.split') continue
+    if (!SPLIT_OPS.has(op ?? '')) continue
     ids.add((((s.task as Extract<TaskFn, { fn: 'call' }>).args as unknown[])[0] as SplitSpec | RechunkSplitSpec).shuffle)
   }
   return ids
@@ -58,9 +62,9 @@ function nativeOp(task: TaskFn | undefined): string | undefined {
 /** Which output of which shuffle a task reads: a bag partition that reads one, or a rechunk's new chunk. */
 function collectOf(task: TaskFn | undefined): Pick<CollectSpec, 'shuffle' | 'output' | 'npartitions'> | undefined {
   const op = nativeOp(task)
-  if (op !== 'bag.partition' && op !== 'rechunk.collect') return undefined
+  if (op !== 'bag.partition' && !COLLECT_OPS.has(op ?? '')) return undefined
   const spec = ((task as Extract<TaskFn, { fn: 'call' }>).args as unknown[])[0] as PartitionSpec | RechunkCollectSpec | undefined
-  if (op === 'rechunk.collect') return spec as RechunkCollectSpec | undefined
+  if (op !== 'bag.partition') return spec as RechunkCollectSpec | undefined
   const source = (spec as PartitionSpec | undefined)?.source
   return source?.kind === 'shuffle' ? source.collect : undefined
 }
@@ -169,11 +173,11 @@ export class ShuffleCoordinator {
       if (run.runId === collect.shuffle) return task
       const call = task as Extract<TaskFn, { fn: 'call' }>
       const [spec, ...rest] = call.args as [PartitionSpec | RechunkCollectSpec, ...unknown[]]
-      const renamed = nativeOp(task) === 'rechunk.collect' ? { ...spec, shuffle: run.runId } : { ...spec, source: { kind: 'shuffle', collect: { ...collect, shuffle: run.runId } } }
+      const renamed = COLLECT_OPS.has(nativeOp(task) ?? '') ? { ...spec, shuffle: run.runId } : { ...spec, source: { kind: 'shuffle', collect: { ...collect, shuffle: run.runId } } }
       return { ...call, args: [renamed, ...rest] }
     }
     const op = nativeOp(task)
-    if (op !== 'shuffle.split' && op !== 'rechunk.split') return task
+    if (!SPLIT_OPS.has(op ?? '')) return task
     const call = task as Extract<TaskFn, { fn: 'call' }>
     const args = call.args as unknown[]
     const spec = args[0] as SplitSpec | RechunkSplitSpec

@@ -16,6 +16,7 @@ import { currentStore, taskContext, type TaskStore } from './context'
 import type { ShuffleService } from './collections/shuffle/service'
 import { runCollect, runSplit } from './collections/shuffle/tasks'
 import { runRechunkCollect, runRechunkSplit } from './collections/rechunk/rechunk'
+import { runFrameBoundaries, runFrameCollect, runFrameJoin, runFrameSample, runFrameSplit } from './collections/frame/shuffle-tasks'
 import { runFrameCombine, runFramePartition } from './collections/frame/tasks'
 import { runFromItems, runMapBatches, runToBag } from './collections/frame/batches'
 import { isTypeScriptSyntaxError, prepareTypeScript } from './typescript'
@@ -167,11 +168,16 @@ function nativeCallable(op: string, load: UserFunctions, natives: NativeServices
   if (op === 'frame.mapBatches') return (spec, input) => runMapBatches(load.forTask(currentStore()), spec as never, input)
   if (op === 'frame.toBag') return (spec, input) => runToBag(spec as never, input)
   if (op === 'frame.fromItems') return (spec, ...inputs) => runFromItems(spec as never, ...inputs)
-  if (op === 'shuffle.split' || op === 'rechunk.split' || op === 'rechunk.collect') {
+  if (op === 'frame.join') return (plan, ...inputs) => runFrameJoin(plan as never, ...inputs)
+  if (op === 'frame.sample') return (plan, ...inputs) => runFrameSample(plan as never, ...inputs)
+  if (op === 'frame.boundaries') return (plan, ...inputs) => runFrameBoundaries(plan as never, ...inputs)
+  if (op === 'shuffle.split' || op === 'rechunk.split' || op === 'rechunk.collect' || op === 'frame.split' || op === 'frame.collect') {
     const service = natives.shuffle
     if (!service) throw new SpillwayError('ERR_SPILLWAY_PROTOCOL', `${op} needs a worker with a data server`)
     if (op === 'rechunk.split') return (spec, chunk) => runRechunkSplit(service, taskContext().key, spec as never, chunk)
     if (op === 'rechunk.collect') return (spec, ...markers) => runRechunkCollect(service, spec as never, ...(markers as never[]))
+    if (op === 'frame.split') return (spec, ...inputs) => runFrameSplit(service, taskContext().key, spec as never, ...inputs)
+    if (op === 'frame.collect') return (spec, ...markers) => runFrameCollect(service, spec as never, ...(markers as never[]))
     return (spec, ...inputs) => runSplit(load.forTask(currentStore()), service, taskContext().key, spec as never, ...inputs)
   }
   const fn = BUILTIN_FUNCTIONS.get(op)

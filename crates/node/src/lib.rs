@@ -6,6 +6,7 @@ mod chunk;
 mod codec;
 mod error;
 mod frame;
+mod frame_shuffle;
 mod rechunk;
 mod shard;
 mod spill;

@@ -40,7 +40,7 @@ pub struct AggSpec {
 }
 
 /// The seed of the hash that picks an output partition: fixed, so every worker agrees.
-const SPLIT_SEED: u64 = 0x5eed_f4a3_e5;
+pub(crate) const SPLIT_SEED: u64 = 0x5eed_f4a3_e5;
 const SKIP: u32 = u32::MAX;
 
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -6,8 +6,12 @@
 pub mod aggregate;
 pub mod expr;
 pub mod ipc;
+pub mod join;
+pub mod partition;
 pub mod plan;
 pub mod read;
+pub mod shuffle;
+pub mod sort;
 pub mod types;
 
 use crate::Error;

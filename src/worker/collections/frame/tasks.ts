@@ -7,13 +7,13 @@ import { callNative, ownTaskError, SpillwayError } from '../../../base/errors'
 import { native } from '../../../native/binding'
 import type { CombinePlan, PartitionPlan } from '../../../wire/frame'
 
-function ipcOf(v: unknown, i: number): Buffer {
+export function ipcOf(v: unknown, i: number): Buffer {
   if (!ArrayBuffer.isView(v)) throw ownTaskError('ERR_SPILLWAY_PROTOCOL', `a frame task's input ${i} is ${v === null ? 'null' : typeof v}, not a partition's IPC bytes`)
   return Buffer.isBuffer(v) ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength)
 }
 
 /** The core's coded errors keep their code as the task's error. */
-async function run(call: () => Promise<Buffer>): Promise<Buffer> {
+export async function run(call: () => Promise<Buffer>): Promise<Buffer> {
   try {
     return await callNative(call)
   } catch (e) {

@@ -1,0 +1,190 @@
+//! Hash joins of every kind over two partitions' rows (after a hash shuffle
+//! of both sides by their keys, or with one side broadcast whole): the right
+//! side's key rows (arrow-row bytes) go into a hash table of groups, each a
+//! chain of its rows in order; the left side probes it. A null in any key
+//! never matches, as SQL's `=`. The columns out are the plan's (the client
+//! named them: keys once for `on`, suffixes for clashes).
+
+use std::sync::Arc;
+
+use arrow_array::{Array, ArrayRef, RecordBatch, UInt32Array};
+use arrow_schema::{DataType, Field, Schema};
+use arrow_select::concat::concat;
+use arrow_select::take::take;
+use hashbrown::HashTable;
+use serde::Deserialize;
+
+use super::partition::{columns, key_rows, row_hash};
+use super::{frame_err, frame_error};
+use crate::Result;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum How {
+    Inner,
+    Left,
+    Right,
+    Outer,
+    Semi,
+    Anti,
+}
+
+/// Where an output column comes from: a side's column, or a key both sides share (`on`), whichever side has it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "from", rename_all = "camelCase")]
+pub enum OutCol {
+    Left { column: String, name: String },
+    Right { column: String, name: String },
+    Key { left: String, right: String, name: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JoinSpec {
+    pub left_on: Vec<String>,
+    pub right_on: Vec<String>,
+    pub how: How,
+    pub columns: Vec<OutCol>,
+}
+
+const NONE: u32 = u32::MAX;
+
+/// Whether row i has no null in any key.
+fn all_valid(keys: &[ArrayRef], n: usize) -> Vec<bool> {
+    let mut out = vec![true; n];
+    for k in keys {
+        if let Some(nulls) = k.logical_nulls() {
+            for (i, v) in out.iter_mut().enumerate() {
+                *v &= nulls.is_valid(i);
+            }
+        }
+    }
+    out
+}
+
+/// Left and right row indices of the output, in order (None: no row of that side).
+fn pairs(spec: &JoinSpec, left: &RecordBatch, right: &RecordBatch) -> Result<(UInt32Array, UInt32Array)> {
+    if spec.left_on.len() != spec.right_on.len() || spec.left_on.is_empty() {
+        return Err(frame_error(format!("a join needs as many left keys as right keys, at least one (got {:?} and {:?})", spec.left_on, spec.right_on)));
+    }
+    let lk = columns(left, &spec.left_on, "join left key")?;
+    let rk = columns(right, &spec.right_on, "join right key")?;
+    let types: Vec<DataType> = lk.iter().map(|a| a.data_type().clone()).collect();
+    for ((l, r), (ln, rn)) in lk.iter().zip(&rk).zip(spec.left_on.iter().zip(&spec.right_on)) {
+        if l.data_type() != r.data_type() {
+            return Err(frame_error(format!("join keys {ln:?} ({}) and {rn:?} ({}) differ in type: cast one to the other's", l.data_type(), r.data_type())));
+        }
+    }
+    let (nl, nr) = (left.num_rows(), right.num_rows());
+    let lrows = key_rows(&types, &lk)?;
+    let rrows = key_rows(&types, &rk)?;
+    let (lvalid, rvalid) = (all_valid(&lk, nl), all_valid(&rk, nr));
+    // Build: each distinct right key a group, its rows chained in order.
+    let mut table: HashTable<u32> = HashTable::new();
+    let (mut heads, mut tails, mut hashes) = (Vec::<u32>::new(), Vec::<u32>::new(), Vec::<u64>::new());
+    let mut next = vec![NONE; nr];
+    for j in 0..nr {
+        if !rvalid[j] {
+            continue;
+        }
+        let bytes = rrows.row(j);
+        let h = row_hash(bytes.as_ref());
+        match table.find(h, |&g| rrows.row(heads[g as usize] as usize) == bytes) {
+            Some(&g) => {
+                next[tails[g as usize] as usize] = j as u32;
+                tails[g as usize] = j as u32;
+            }
+            None => {
+                let g = heads.len() as u32;
+                table.insert_unique(h, g, |&g| hashes[g as usize]);
+                heads.push(j as u32);
+                tails.push(j as u32);
+                hashes.push(h);
+            }
+        }
+    }
+    // Probe in left order.
+    let (mut li, mut ri): (Vec<Option<u32>>, Vec<Option<u32>>) = (Vec::new(), Vec::new());
+    let keep_right = matches!(spec.how, How::Right | How::Outer);
+    let mut matched = vec![false; if keep_right { nr } else { 0 }];
+    for i in 0..nl {
+        let g = if lvalid[i] {
+            let bytes = lrows.row(i);
+            table.find(row_hash(bytes.as_ref()), |&g| rrows.row(heads[g as usize] as usize) == bytes).copied()
+        } else {
+            None
+        };
+        match (spec.how, g) {
+            (How::Semi, Some(_)) | (How::Anti, None) => li.push(Some(i as u32)),
+            (How::Semi | How::Anti, _) => {}
+            (_, Some(g)) => {
+                let mut j = heads[g as usize];
+                while j != NONE {
+                    li.push(Some(i as u32));
+                    ri.push(Some(j));
+                    if keep_right {
+                        matched[j as usize] = true;
+                    }
+                    j = next[j as usize];
+                }
+            }
+            (How::Left | How::Outer, None) => {
+                li.push(Some(i as u32));
+                ri.push(None);
+            }
+            (_, None) => {}
+        }
+    }
+    if keep_right {
+        for (j, m) in matched.iter().enumerate() {
+            if !m {
+                li.push(None);
+                ri.push(Some(j as u32));
+            }
+        }
+    }
+    Ok((UInt32Array::from(li), UInt32Array::from(ri)))
+}
+
+/// `left` joined with `right` as `spec` says, one batch.
+pub fn join(spec: &JoinSpec, left: &RecordBatch, right: &RecordBatch) -> Result<RecordBatch> {
+    let (li, ri) = pairs(spec, left, right)?;
+    let semi = matches!(spec.how, How::Semi | How::Anti);
+    let (left_missing, right_missing) = (matches!(spec.how, How::Right | How::Outer), matches!(spec.how, How::Left | How::Outer));
+    let field = |b: &RecordBatch, c: &str| -> Result<Field> {
+        b.schema().field_with_name(c).cloned().map_err(|_| frame_error(format!("join: no column {c:?} to output")))
+    };
+    let col = |b: &RecordBatch, c: &str| columns(b, &[c.to_string()], "join output").map(|mut v| v.remove(0));
+    let mut fields = Vec::with_capacity(spec.columns.len());
+    let mut out: Vec<ArrayRef> = Vec::with_capacity(spec.columns.len());
+    for c in &spec.columns {
+        let (f, a) = match c {
+            OutCol::Left { column, name } => {
+                let f = field(left, column)?;
+                (Field::new(name, f.data_type().clone(), f.is_nullable() || left_missing), take(col(left, column)?.as_ref(), &li, None).map_err(frame_err("taking join rows"))?)
+            }
+            OutCol::Right { column, name } if !semi => {
+                let f = field(right, column)?;
+                (Field::new(name, f.data_type().clone(), f.is_nullable() || right_missing), take(col(right, column)?.as_ref(), &ri, None).map_err(frame_err("taking join rows"))?)
+            }
+            OutCol::Right { column, .. } => return Err(frame_error(format!("a semi or anti join outputs the left side's columns only, not {column:?}"))),
+            OutCol::Key { left: lc, right: rc, name } => {
+                // The key from whichever side the row has: the left's rows, then the right's after them.
+                let (l, r) = (col(left, lc)?, col(right, rc)?);
+                let both = concat(&[l.as_ref(), r.as_ref()]).map_err(frame_err("joining key columns"))?;
+                let nl = left.num_rows() as u32;
+                let idx: UInt32Array = li.iter().zip(ri.iter().chain(std::iter::repeat(None))).map(|(a, b)| a.or(b.map(|b| b + nl))).collect();
+                let nullable = field(left, lc)?.is_nullable() || field(right, rc)?.is_nullable();
+                (Field::new(name, l.data_type().clone(), nullable), take(both.as_ref(), &idx, None).map_err(frame_err("taking join keys"))?)
+            }
+        };
+        fields.push(f);
+        out.push(a);
+    }
+    let rows = li.len();
+    RecordBatch::try_new_with_options(Arc::new(Schema::new(fields)), out, &arrow_array::RecordBatchOptions::new().with_row_count(Some(rows))).map_err(frame_err("building join output"))
+}
+
+#[cfg(test)]
+#[path = "join_tests.rs"]
+mod tests;

@@ -1,0 +1,197 @@
+//! The frame shuffle's task-level entry points, beside plan.rs's: a split
+//! runs its partition's plan and cuts the rows by output (IPC bytes per
+//! output, in parts of at most `partBytes`), a collect gathers an output's
+//! shards (each side's in input order) and concatenates, joins or sorts
+//! them; a sortBy's samples and boundaries are two more. The shards travel
+//! as the bags' do (the worker's shuffle service), never decoded on the way.
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use serde::Deserialize;
+
+use super::join::{self, JoinSpec};
+use super::partition::{self, columns, SortKey};
+use super::sort;
+use super::types::{self, FieldSpec};
+use super::{frame_error, ipc, plan};
+use crate::Result;
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum By {
+    Hash { keys: Vec<String> },
+    /// The last input is the boundaries' IPC.
+    Range { keys: Vec<SortKey> },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SplitPlan {
+    /// A `frame.partition` plan: the partition whose rows are cut.
+    pub partition: serde_json::Value,
+    pub by: By,
+    pub npartitions: u64,
+    pub part_bytes: usize,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Then {
+    Concat,
+    Join { join: JoinSpec },
+    Sort { keys: Vec<SortKey> },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CollectPlan {
+    pub then: Then,
+    /// Each side's columns, for an output no input sent any rows.
+    pub schemas: Vec<Vec<FieldSpec>>,
+    /// How many of the inputs are each side's, in order (set by the worker).
+    pub sides: Vec<usize>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct SamplePlan {
+    pub partition: serde_json::Value,
+    pub keys: Vec<SortKey>,
+    pub per: usize,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct BoundariesPlan {
+    pub keys: Vec<SortKey>,
+    pub npartitions: usize,
+}
+
+fn parse<'a, T: Deserialize<'a>>(json: &'a str, what: &str) -> Result<T> {
+    serde_json::from_str(json).map_err(|e| frame_error(format!("a {what} that is not one: {e}")))
+}
+
+/// A partition's batches: its plan run (plan.rs), its IPC read back.
+fn partition(plan_json: &serde_json::Value, input: &[&[u8]]) -> Result<(SchemaRef, Vec<RecordBatch>)> {
+    ipc::decode(&plan::run_partition(&plan_json.to_string(), input)?)
+}
+
+/// The batches of IPC streams, all of `schema` (the first's, else the declared one).
+fn gather(bytes: &[&[u8]], declared: &[FieldSpec]) -> Result<(SchemaRef, Vec<RecordBatch>)> {
+    let mut schema = None;
+    let mut out = Vec::new();
+    for b in bytes {
+        let (s, batches) = ipc::decode(b)?;
+        schema.get_or_insert(s);
+        out.extend(batches);
+    }
+    Ok((match schema {
+        Some(s) => s,
+        None => types::from_specs(declared)?,
+    }, out))
+}
+
+fn key_names(keys: &[SortKey]) -> Vec<String> {
+    keys.iter().map(|k| k.name.clone()).collect()
+}
+
+/// Shards as `[count u32][output u32, length u32]…` then their bytes back to back (little-endian).
+fn layout(shards: Vec<(u32, Vec<u8>)>) -> Vec<u8> {
+    let body: usize = shards.iter().map(|(_, b)| b.len()).sum();
+    let mut out = Vec::with_capacity(4 + 8 * shards.len() + body);
+    out.extend_from_slice(&(shards.len() as u32).to_le_bytes());
+    for (p, b) in &shards {
+        out.extend_from_slice(&p.to_le_bytes());
+        out.extend_from_slice(&(b.len() as u32).to_le_bytes());
+    }
+    for (_, b) in shards {
+        out.extend_from_slice(&b);
+    }
+    out
+}
+
+/// A partition's rows cut by output: the shards' layout (see `layout`), outputs with no rows left out.
+pub fn run_split(plan_json: &str, input: &[&[u8]]) -> Result<Vec<u8>> {
+    let plan: SplitPlan = parse(plan_json, "frame split plan")?;
+    let n = plan.npartitions.max(1);
+    let (input, boundaries) = match &plan.by {
+        By::Range { .. } => {
+            let (last, rest) = input.split_last().ok_or_else(|| frame_error("a range split without its boundaries"))?;
+            (rest, Some(ipc::decode(last)?.1))
+        }
+        By::Hash { .. } => (input, None),
+    };
+    let (schema, batches) = partition(&plan.partition, input)?;
+    // The boundaries' key columns, once; none (a frame with no rows sampled) sends every row to output 0.
+    let bounds = match (&plan.by, boundaries) {
+        (By::Range { keys }, Some(b)) if b.iter().any(|b| b.num_rows() > 0) => {
+            let all = arrow_select::concat::concat_batches(&b[0].schema(), &b).map_err(super::frame_err("reading sort boundaries"))?;
+            Some(columns(&all, &key_names(keys), "sort boundaries")?)
+        }
+        _ => None,
+    };
+    let mut by_output: Vec<Vec<RecordBatch>> = vec![Vec::new(); n as usize];
+    for b in batches.iter().filter(|b| b.num_rows() > 0) {
+        let outputs = match (&plan.by, &bounds) {
+            (By::Hash { keys }, _) => partition::hash_outputs(&columns(b, keys, "shuffle key")?, n)?,
+            (By::Range { keys }, Some(bounds)) => partition::range_outputs(&columns(b, &key_names(keys), "sortBy")?, keys, bounds)?,
+            (By::Range { .. }, None) => vec![0; b.num_rows()],
+        };
+        for (p, part) in partition::split_rows(b, &outputs, n as usize)?.into_iter().enumerate() {
+            if let Some(part) = part {
+                by_output[p].push(part);
+            }
+        }
+    }
+    let mut shards = Vec::new();
+    for (p, batches) in by_output.into_iter().enumerate() {
+        if batches.is_empty() {
+            continue;
+        }
+        for piece in partition::slices(&batches, plan.part_bytes.max(1)) {
+            shards.push((p as u32, ipc::encode(&schema, &piece)?));
+        }
+    }
+    Ok(layout(shards))
+}
+
+/// An output's shards made into its partition: concatenated, joined (two sides) or sorted.
+pub fn run_collect(plan_json: &str, input: &[&[u8]]) -> Result<Vec<u8>> {
+    let plan: CollectPlan = parse(plan_json, "frame collect plan")?;
+    if plan.sides.iter().sum::<usize>() != input.len() || plan.sides.len() != plan.schemas.len() {
+        return Err(frame_error(format!("a collect of {} inputs told its sides hold {:?}", input.len(), plan.sides)));
+    }
+    let mut at = 0;
+    let mut sides = Vec::new();
+    for (n, declared) in plan.sides.iter().zip(&plan.schemas) {
+        sides.push(gather(&input[at..at + n], declared)?);
+        at += n;
+    }
+    let out = match (&plan.then, sides.as_slice()) {
+        (Then::Concat, [(schema, batches)]) => return ipc::encode(schema, batches),
+        (Then::Sort { keys }, [(schema, batches)]) => sort::sort_batches(schema, batches, keys)?,
+        (Then::Join { join }, [(ls, lb), (rs, rb)]) => {
+            let cat = |s: &SchemaRef, b: &[RecordBatch]| arrow_select::concat::concat_batches(s, b).map_err(super::frame_err("gathering a join side"));
+            join::join(join, &cat(ls, lb)?, &cat(rs, rb)?)?
+        }
+        _ => return Err(frame_error(format!("a collect with {} sides for {:?}", sides.len(), plan.then))),
+    };
+    ipc::encode(&out.schema(), &[out])
+}
+
+/// A partition's sample of sort keys (IPC).
+pub fn run_sample(plan_json: &str, input: &[&[u8]]) -> Result<Vec<u8>> {
+    let plan: SamplePlan = parse(plan_json, "frame sample plan")?;
+    let (schema, batches) = partition(&plan.partition, input)?;
+    let s = sort::sample(&schema, &batches, &plan.keys, plan.per)?;
+    ipc::encode(&s.schema(), &[s])
+}
+
+/// The samples' range boundaries (IPC).
+pub fn run_boundaries(plan_json: &str, input: &[&[u8]]) -> Result<Vec<u8>> {
+    let plan: BoundariesPlan = parse(plan_json, "frame boundaries plan")?;
+    let (schema, batches) = gather(input, &[])?;
+    if batches.is_empty() {
+        return ipc::encode(&schema, &[]);
+    }
+    let b = sort::boundaries(&schema, &batches, &plan.keys, plan.npartitions)?;
+    ipc::encode(&b.schema(), &[b])
+}

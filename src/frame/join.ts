@@ -1,0 +1,125 @@
+// A frame's join planned on the client: the output's columns (keys once for
+// `on`, the suffix on the right's names that clash), checked against both
+// schemas when the join is built, and the tasks: a side small enough is
+// broadcast (each partition of the other joins it whole), else both sides
+// are hash-partitioned by their keys through the frame shuffle and each
+// output joins its two sides. The core does the join (crates/core/src/frame/join.rs).
+
+import { ArgumentError } from '../base/errors'
+import { hashOf } from '../bag/graph'
+import { upstreamOf } from '../bag/upstream'
+import type { FieldSpec } from '../wire/frame'
+import type { FrameJoinPlan, JoinColumn, JoinHow, JoinSpecData } from '../wire/frame-shuffle'
+import { Frame } from './frame'
+import { frameShuffled, planTask } from './shuffle'
+import { fieldOf } from './schema'
+
+export interface JoinOptions {
+  /** Key column(s) both sides have under the same name: they appear once in the output. */
+  on?: string | string[]
+  leftOn?: string | string[]
+  rightOn?: string | string[]
+  /** 'inner' (default), 'left', 'right', 'outer', 'semi' or 'anti'. */
+  how?: JoinHow
+  /** Added to the right side's column names that the left already has (default '_right'). */
+  suffix?: string
+  /** A side estimated below this many bytes is broadcast (default 8 MiB); a one-partition side always is. */
+  broadcastBytes?: number
+  /** Output partitions of a shuffled join (default: the larger side's count). */
+  npartitions?: number
+}
+
+const HOWS: readonly JoinHow[] = ['inner', 'left', 'right', 'outer', 'semi', 'anti']
+export const BROADCAST_BYTES = 8 * 2 ** 20
+
+const names = (v: unknown, field: string): string[] => {
+  const list = typeof v === 'string' ? [v] : v
+  if (!Array.isArray(list) || list.length === 0 || !list.every((k) => typeof k === 'string')) throw new ArgumentError([{ field, value: v, allowed: 'a column name or a non-empty list of them' }], 'join')
+  return list
+}
+
+/** The output columns and their fields, as the core makes them. */
+export function joinColumns(left: readonly FieldSpec[], right: readonly FieldSpec[], leftOn: string[], rightOn: string[], shared: boolean, how: JoinHow, suffix: string): { columns: JoinColumn[]; fields: FieldSpec[] } {
+  const leftMissing = how === 'right' || how === 'outer'
+  const rightMissing = how === 'left' || how === 'outer'
+  const columns: JoinColumn[] = []
+  const fields: FieldSpec[] = []
+  for (const f of left) {
+    const k = leftOn.indexOf(f.name)
+    if (shared && k >= 0 && how !== 'semi' && how !== 'anti') {
+      columns.push({ from: 'key', left: f.name, right: rightOn[k], name: f.name })
+      fields.push({ ...f, nullable: f.nullable || fieldOf(rightOn[k], right, 'join').nullable })
+    } else {
+      columns.push({ from: 'left', column: f.name, name: f.name })
+      fields.push({ ...f, nullable: f.nullable || leftMissing })
+    }
+  }
+  if (how === 'semi' || how === 'anti') return { columns, fields }
+  for (const f of right) {
+    if (shared && rightOn.includes(f.name)) continue
+    const name = fields.some((x) => x.name === f.name) ? f.name + suffix : f.name
+    if (fields.some((x) => x.name === name)) throw new ArgumentError([{ field: 'options.suffix', value: suffix, allowed: `a suffix that makes the right's ${JSON.stringify(f.name)} a new name (${JSON.stringify(name)} is taken)` }], 'join')
+    columns.push({ from: 'right', column: f.name, name })
+    fields.push({ ...f, name, nullable: f.nullable || rightMissing })
+  }
+  return { columns, fields }
+}
+
+/** Bytes a frame's partitions hold, estimated by the bytes of the files they read (Infinity when one reads another task's output). */
+export function estimatedBytes(f: Frame): number {
+  let bytes = 0
+  for (const p of f.parts) {
+    const s = p.source as { kind: string; start?: unknown; end?: unknown }
+    if (typeof s.start === 'number' && typeof s.end === 'number') bytes += s.end - s.start
+    else return Infinity
+  }
+  return bytes
+}
+
+export function joinFrames(left: Frame, right: Frame, options: JoinOptions): Frame {
+  if (!(right instanceof Frame)) throw new ArgumentError([{ field: 'other', value: typeof right, allowed: 'a Frame' }], 'join')
+  const o = options ?? {}
+  const how = o.how ?? 'inner'
+  if (!HOWS.includes(how)) throw new ArgumentError([{ field: 'options.how', value: how, allowed: HOWS.join(', ') }], 'join')
+  const shared = o.on !== undefined
+  if (shared && (o.leftOn !== undefined || o.rightOn !== undefined)) throw new ArgumentError([{ field: 'options.on', value: o.on, allowed: 'either on, or leftOn and rightOn, not both' }], 'join')
+  if (!shared && (o.leftOn === undefined || o.rightOn === undefined)) throw new ArgumentError([{ field: 'options', value: Object.keys(o), allowed: 'on, or both leftOn and rightOn' }], 'join')
+  const leftOn = names(shared ? o.on : o.leftOn, shared ? 'options.on' : 'options.leftOn')
+  const rightOn = names(shared ? o.on : o.rightOn, shared ? 'options.on' : 'options.rightOn')
+  if (leftOn.length !== rightOn.length) throw new ArgumentError([{ field: 'options.rightOn', value: rightOn, allowed: `as many keys as leftOn (${leftOn.length})` }], 'join')
+  for (const [i, l] of leftOn.entries()) {
+    const lf = fieldOf(l, left.fields, 'join (left side)')
+    const rf = fieldOf(rightOn[i], right.fields, 'join (right side)')
+    if (lf.type !== rf.type) throw new ArgumentError([{ field: `keys ${JSON.stringify(l)} and ${JSON.stringify(rightOn[i])}`, value: `${lf.type} and ${rf.type}`, allowed: 'keys of the same type (cast one to the other)' }], 'join')
+  }
+  const suffix = o.suffix ?? '_right'
+  if (typeof suffix !== 'string' || suffix === '') throw new ArgumentError([{ field: 'options.suffix', value: suffix, allowed: 'a non-empty string' }], 'join')
+  const limit = o.broadcastBytes ?? BROADCAST_BYTES
+  if (typeof limit !== 'number' || !(limit >= 0)) throw new ArgumentError([{ field: 'options.broadcastBytes', value: limit, allowed: 'a number of bytes ≥ 0' }], 'join')
+  const { columns, fields } = joinColumns(left.fields, right.fields, leftOn, rightOn, shared, how, suffix)
+  const join: JoinSpecData = { leftOn, rightOn, how, columns }
+  const small = (f: Frame) => f.npartitions === 1 || estimatedBytes(f) < limit
+  // A broadcast side's rows would come out once per partition of the other where they must not: its unmatched ones (kept by right/outer on the right, left/outer on the left).
+  const right1 = how !== 'right' && how !== 'outer' && small(right)
+  const left1 = !right1 && (how === 'inner' || how === 'right') && small(left)
+  if (right1 || left1) return broadcastJoin(left, right, join, fields, right1 ? 'right' : 'left')
+  const n = o.npartitions ?? Math.max(left.npartitions, right.npartitions)
+  if (!(Number.isSafeInteger(n) && n >= 1)) throw new ArgumentError([{ field: 'options.npartitions', value: n, allowed: 'an integer ≥ 1' }], 'join')
+  const out = frameShuffled('join', [{ frame: left, by: { kind: 'hash', keys: leftOn } }, { frame: right, by: { kind: 'hash', keys: rightOn } }], n, { kind: 'join', join })
+  return new Frame('join', out.keys.map((k) => ({ source: { kind: 'inputs' as const }, deps: [k] })), fields, [], fields, out.upstream)
+}
+
+/** Each partition of the other side joined with every partition of `small`. */
+function broadcastJoin(left: Frame, right: Frame, join: JoinSpecData, fields: FieldSpec[], small: 'left' | 'right'): Frame {
+  const name = `join-${hashOf(left.name, right.name, join, small)}`
+  const [big, whole] = small === 'right' ? [left, right] : [right, left]
+  const wholeKeys = whole.keys()
+  const tasks = big.keys().map((k, i) => {
+    const [l, r] = small === 'right' ? [[k], wholeKeys] : [wholeKeys, [k]]
+    const plan: FrameJoinPlan = { then: { kind: 'join', join }, schemas: [[...left.fields], [...right.fields]], sides: [l.length, r.length] }
+    return planTask('frame.join', `${name}-${i}`, 'join', plan, [...l, ...r])
+  })
+  const make = () => [...left.tasks(false), ...right.tasks(false), ...tasks]
+  const upstream = upstreamOf(make, left.taskCount() + right.taskCount() + tasks.length)
+  return new Frame('join', tasks.map((t) => ({ source: { kind: 'inputs' as const }, deps: [t.key] })), fields, [], fields, upstream)
+}
