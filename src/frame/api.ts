@@ -2,6 +2,8 @@
 
 // Adds mapBatches, toBag, materialized and release to Frame, toFrame to Bag.
 import './batches'
+// Adds join, sortBy and shuffle to Frame.
+import './relational'
 export { Frame, GroupBy, type AggOptions, type FrameTable, type FrameBatch, type ColumnTypes } from './frame'
 export { readCsv, type FrameCsvOptions } from './readers'
 export type { MapBatchesOptions, ToBagOptions } from './batches'

@@ -16,9 +16,6 @@ import { Aggregate, col, Expr } from './expr'
 import { combineTaskCount, combineTasks, frameTask } from './graph'
 import { aggregateType, fieldOf, outputName, typeOf } from './schema'
 import type { AggOf, BatchOf, ColumnOf, PickOf, TableOf } from './typing'
-import { joinFrames, type JoinOptions } from './join'
-import { sortFrame, type SortOptions } from './sort'
-import { frameShuffled } from './shuffle'
 
 export type { ColumnTypes } from './typing'
 /** A frame's result: an apache-arrow Table, its rows typed where the frame's columns are known. */
@@ -39,7 +36,7 @@ export interface AggOptions {
   splitEvery?: number
 }
 
-const positiveInt = (v: unknown, field: string, what: string, dflt: number, least = 1): number => {
+export const positiveInt = (v: unknown, field: string, what: string, dflt: number, least = 1): number => {
   if (v === undefined) return dflt
   if (!(Number.isSafeInteger(v) && (v as number) >= least)) throw new ArgumentError([{ field, value: v, allowed: `an integer ≥ ${least}` }], what)
   return v as number
@@ -127,26 +124,6 @@ export class Frame<S = any> {
     const dup = fields.find((f, i) => fields.findIndex((g) => g.name === f.name) !== i)
     if (dup) throw new ArgumentError([{ field: 'columns', value: dup.name, allowed: 'each output name once (rename one with .alias)' }], 'select')
     return this.#with({ kind: 'select', exprs }, fields, 'select')
-  }
-
-  /** This frame joined with `other` (a hash join in the core; see docs/frame-join-sort.md). */
-  join(other: Frame, options: JoinOptions): Frame {
-    return joinFrames(this, other, options)
-  }
-
-  /** The rows sorted by `keys` (sampled ranges, each sorted in the core): computed, the whole table in order. */
-  sortBy(keys: string | string[], options: SortOptions = {}): Frame {
-    return sortFrame(this, keys, options)
-  }
-
-  /** The rows hash-partitioned by `keys` into `npartitions` (default: as many as now), as Dask's shuffle: equal keys land in one partition. */
-  shuffle(keys: string | string[], options: { npartitions?: number } = {}): Frame {
-    const list = typeof keys === 'string' ? [keys] : keys
-    if (!Array.isArray(list) || list.length === 0 || !list.every((k) => typeof k === 'string')) throw new ArgumentError([{ field: 'keys', value: keys, allowed: 'a column name or a non-empty list of them' }], 'shuffle')
-    for (const k of list) fieldOf(k, this.fields, 'shuffle')
-    const n = positiveInt(options?.npartitions, 'options.npartitions', 'shuffle', this.npartitions)
-    const out = frameShuffled('shuffle', [{ frame: this, by: { kind: 'hash', keys: list } }], n, { kind: 'concat' })
-    return new Frame('shuffle', out.keys.map((k) => ({ source: { kind: 'inputs' as const }, deps: [k] })), [...this.fields], [], [...this.fields], out.upstream)
   }
 
   /** Groups by `keys` (any number; nulls a group of their own); `.agg({...})` gives one row per group. */
