@@ -3,7 +3,7 @@
 
 import { ChunkedArray, Reduction } from '../array/array'
 import { Bag, BagItem, BagTake } from '../bag/bag'
-import { Frame, tableOf, type FrameTable } from '../frame/frame'
+import { Frame, FrameSlice, tableOf, type FrameTable } from '../frame/frame'
 import { combinePartials, finishPartial } from '../native/chunks'
 import type { LocalCluster } from '../deploy/local-cluster'
 import type { Scheduler, TaskSubmission } from '../scheduler/scheduler'
@@ -113,10 +113,10 @@ export class Client {
   async compute(expr: Reduction, options?: ProgressOption): Promise<number>
   async compute<T>(expr: BagItem<T>, options?: ProgressOption): Promise<T>
   async compute<T>(expr: Bag<T> | BagTake<T>, options?: ProgressOption): Promise<T[]>
-  async compute(expr: Frame, options?: ProgressOption): Promise<FrameTable>
-  async compute(expr: Reduction | BagItem | Bag | BagTake | Frame, options: ProgressOption = {}): Promise<unknown> {
+  async compute(expr: Frame | FrameSlice<Frame>, options?: ProgressOption): Promise<FrameTable>
+  async compute(expr: Reduction | BagItem | Bag | BagTake | Frame | FrameSlice<Frame>, options: ProgressOption = {}): Promise<unknown> {
     this.#check()
-    if (expr instanceof BagTake) return this.#take(expr.bag, expr.n)
+    if (expr instanceof BagTake || expr instanceof FrameSlice) return expr instanceof FrameSlice ? expr.run(this) : this.#take(expr.bag, expr.n)
     if (expr instanceof Bag || expr instanceof BagItem || expr instanceof Frame) return this.#computeBag(expr, options)
     if (!(expr instanceof Reduction)) {
       throw new ConfigError([{ field: 'expr', value: typeof expr, allowed: 'a reduction such as x.mean() or x.sum(), a bag or a bag reduction' }], 'compute argument')

@@ -2,3 +2,4 @@
 
 export { Frame, GroupBy, type AggOptions, type FrameTable } from './frame'
 export { readCsv, type FrameCsvOptions } from './readers'
+export { readText, type FrameTextOptions } from './read-text'

@@ -3,7 +3,8 @@
 // task keys, and the core evaluates (crates/core/src/frame/expr.rs).
 
 import { ArgumentError } from '../base/errors'
-import type { CompareOp, ExprData } from '../wire/frame'
+import type { ArithOp, CompareOp, ExprData } from '../wire/frame'
+import { ExprDt, ExprStr } from './expr-str'
 
 export type { ExprData } from '../wire/frame'
 
@@ -52,6 +53,44 @@ export class Expr {
   isNotNull(): Expr {
     return new Expr({ op: 'isNotNull', expr: this.data })
   }
+  #arith(op: ArithOp, other: Expr | LitValue): Expr {
+    return new Expr({ op, left: this.data, right: exprOf(other, op).data })
+  }
+  /** Integers stay int64 (wrapping on overflow), any float makes float64. */
+  plus(other: Expr | LitValue): Expr {
+    return this.#arith('plus', other)
+  }
+  minus(other: Expr | LitValue): Expr {
+    return this.#arith('minus', other)
+  }
+  multiplyBy(other: Expr | LitValue): Expr {
+    return this.#arith('multiplyBy', other)
+  }
+  /** Always float64, as Polars' `/` (1 / 0 is Infinity). */
+  divideBy(other: Expr | LitValue): Expr {
+    return this.#arith('divideBy', other)
+  }
+  /** Nulls replaced by `value` (read as the column's type, numbers widening as in comparisons). */
+  fillNull(value: Expr | LitValue): Expr {
+    return new Expr({ op: 'fillNull', expr: this.data, value: exprOf(value, 'fillNull').data })
+  }
+  /** Arrow's cast to `type` ('int64', 'float64', 'utf8', 'date32', …); a value that does not convert fails the task, naming it. */
+  cast(type: string): Expr {
+    if (typeof type !== 'string') throw new ArgumentError([{ field: 'type', value: type, allowed: "a type name such as 'int64' or 'utf8'" }], 'cast')
+    return new Expr({ op: 'cast', expr: this.data, type })
+  }
+  /** One row per element of this list column (as str.split makes); the select's other columns repeat. */
+  explode(): Expr {
+    return new Expr({ op: 'explode', expr: this.data })
+  }
+  /** String functions: contains, startsWith, lower, upper, len, split, slice. */
+  get str(): ExprStr<Expr> {
+    return new ExprStr(this.data, (d) => new Expr(d))
+  }
+  /** Date parts of a date32 or timestamp column (UTC): year, month, day, weekday, hour, minute, second. */
+  get dt(): ExprDt<Expr> {
+    return new ExprDt(this.data, (d) => new Expr(d))
+  }
   /** The name of this expression's column in a `select`. */
   alias(name: string): Expr {
     if (typeof name !== 'string' || name === '') throw new ArgumentError([{ field: 'name', value: name, allowed: 'a non-empty column name' }], 'alias')
@@ -85,7 +124,7 @@ export function lit(value: LitValue): Expr {
   throw new ArgumentError([{ field: 'value', value, allowed: 'a number, bigint, string, boolean or null' }], 'lit')
 }
 
-function exprOf(v: Expr | LitValue, what: string): Expr {
+export function exprOf(v: Expr | LitValue, what: string): Expr {
   if (v instanceof Expr) return v
   try {
     return lit(v)
@@ -106,12 +145,31 @@ export function describeExpr(e: ExprData): string {
       return `${describeExpr(e.expr)}.${e.op}()`
     case 'alias':
       return `${describeExpr(e.expr)}.alias(${JSON.stringify(e.name)})`
+    case 'fillNull':
+      return `${describeExpr(e.expr)}.fillNull(${describeExpr(e.value)})`
+    case 'cast':
+      return `${describeExpr(e.expr)}.cast(${JSON.stringify(e.type)})`
+    case 'explode':
+      return `${describeExpr(e.expr)}.explode()`
+    case 'strContains':
+    case 'strSplit':
+      return `${describeExpr(e.expr)}.str.${e.op === 'strContains' ? 'contains' : 'split'}(${e.regex ? `/${e.pattern}/` : JSON.stringify(e.pattern)})`
+    case 'strStartsWith':
+      return `${describeExpr(e.expr)}.str.startsWith(${JSON.stringify(e.prefix)})`
+    case 'strLower':
+    case 'strUpper':
+    case 'strLen':
+      return `${describeExpr(e.expr)}.str.${e.op.slice(3).toLowerCase()}()`
+    case 'strSlice':
+      return `${describeExpr(e.expr)}.str.slice(${e.offset}${e.length === undefined ? '' : `, ${e.length}`})`
+    case 'dt':
+      return `${describeExpr(e.expr)}.dt.${e.part}()`
     default:
       return `${describeExpr(e.left)}.${e.op}(${describeExpr(e.right)})`
   }
 }
 
-export type AggFunc = 'count' | 'sum' | 'mean' | 'min' | 'max'
+export type AggFunc = 'count' | 'sum' | 'mean' | 'min' | 'max' | 'nUnique' | 'first' | 'last' | 'std' | 'var'
 
 /** An aggregate of `groupBy(...).agg({ name: aggregate })`; nulls skipped, as SQL's. */
 export class Aggregate {
@@ -134,3 +192,12 @@ export const sum = (column: string | Expr): Aggregate => aggColumn('sum', column
 export const mean = (column: string | Expr): Aggregate => aggColumn('mean', column, false)
 export const min = (column: string | Expr): Aggregate => aggColumn('min', column, false)
 export const max = (column: string | Expr): Aggregate => aggColumn('max', column, false)
+/** Distinct non-null values (SQL's COUNT(DISTINCT)); any column type. */
+export const nUnique = (column: string | Expr): Aggregate => aggColumn('nUnique', column, false)
+/** The first (last) non-null value in partition order; any column type. */
+export const first = (column: string | Expr): Aggregate => aggColumn('first', column, false)
+export const last = (column: string | Expr): Aggregate => aggColumn('last', column, false)
+/** Sample standard deviation and variance (n - 1), as SQL's and Polars' defaults; null below two values. */
+export const std = (column: string | Expr): Aggregate => aggColumn('std', column, false)
+export const variance = (column: string | Expr): Aggregate => aggColumn('var', column, false)
+export { variance as var }

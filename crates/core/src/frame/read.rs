@@ -60,7 +60,7 @@ impl CsvOptions {
     }
 }
 
-fn read_err(path: &Path, message: impl Into<String>) -> Error {
+pub(crate) fn read_err(path: &Path, message: impl Into<String>) -> Error {
     Error::FrameRead { path: path.to_path_buf(), message: message.into() }
 }
 
@@ -118,7 +118,7 @@ pub fn infer_csv_schema(paths: &[PathBuf], opts: &CsvOptions, sample_bytes: usiz
 }
 
 /// The bytes of the lines that begin in [start, end) of the file (to its end without `end`).
-fn block_bytes(path: &Path, start: u64, end: Option<u64>) -> Result<(u64, Vec<u8>)> {
+pub(crate) fn block_bytes(path: &Path, start: u64, end: Option<u64>) -> Result<(u64, Vec<u8>)> {
     let f = File::open(path).map_err(|e| Error::io("open", path, e))?;
     let mut r = BufReader::with_capacity(1 << 20, f);
     let io = |e| Error::io("read", path, e);
