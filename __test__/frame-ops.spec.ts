@@ -2,11 +2,12 @@
 // package and real workers, each checked against the plain-JS answer on
 // the same rows: arithmetic, fillNull, cast, the string and date functions,
 // split + explode, nUnique/first/last/std/var, distinct, head, tail, count,
-// describe, and readText with the word count of DESIGN.md.
+// describe, and readText (gzip included) with the word count of DESIGN.md.
 import test from 'ava'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
 import { col, count, first, frame, last, lit, nUnique, std, sum, var as variance, type Client, type FrameTable } from 'spillway'
 import { sharedCluster } from './cluster-helpers'
 
@@ -221,6 +222,12 @@ test.serial('readText and the word count of DESIGN.md: lines in blocks, unicode,
   const spaced = new Map<string, number>()
   for (const l of [...a, ...b]) for (const w of l.split(/ +|,/)) if (w !== '') spaced.set(w, (spaced.get(w) ?? 0) + 1)
   t.deepEqual(sorted(new Map(rowsOfTable(await client.compute(wordCount(/ +|,/))).map((r) => [r.word, r.n]))), sorted(spaced))
+
+  // A gzip file is one partition, streamed by the core.
+  writeFileSync(join(dir, 'text', 'z.log.gz'), gzipSync(b.join('\n') + '\n'))
+  const z = frame.readText(join(dir, 'text', 'z.log.gz'), { blocksize: 100 })
+  t.is(z.npartitions, 1)
+  t.deepEqual(rowsOfTable(await client.compute(z)).map((r) => r.line), b)
 
   writeFileSync(join(dir, 'text', 'latin.txt'), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]))
   t.deepEqual(rowsOfTable(await client.compute(frame.readText(join(dir, 'text', 'latin.txt'), { encoding: 'latin1' }))), [{ line: 'café' }])

@@ -2,7 +2,7 @@
 // (crates/core/src/frame/read_text.rs), each file cut into blocks at line
 // ends as readCsv's and the bags' readers cut them.
 
-import { ArgumentError, SpillwayError } from '../base/errors'
+import { ArgumentError } from '../base/errors'
 import { parseBytes } from '../base/units'
 import { compressionOfName } from '../native/file-codecs'
 import { expandPaths, plannedFile, statFile } from '../bag/readers'
@@ -20,7 +20,11 @@ export interface FrameTextOptions {
 const OPTIONS = new Set(['column', 'blocksize', 'encoding'])
 const bad = (field: string, value: unknown, allowed: string) => new ArgumentError([{ field, value, allowed }], 'frame.readText')
 
-/** A frame of text files' lines (a path, a glob or a list): one utf8 column, lines without their "\n" or "\r\n". */
+/**
+ * A frame of text files' lines (a path, a glob or a list): one utf8 column,
+ * lines without their "\n" or "\r\n". Files cut in blocks of `blocksize`
+ * at line ends; a .gz, .zst or .lz4 file is one partition, streamed.
+ */
 export function readText(paths: string | string[], options: FrameTextOptions = {}): Frame {
   if (options === null || typeof options !== 'object') throw bad('options', options, `an object { ${[...OPTIONS].join(', ')} }`)
   for (const k of Object.keys(options)) if (!OPTIONS.has(k)) throw bad(`options.${k}`, (options as any)[k], `one of ${[...OPTIONS].join(', ')}`)
@@ -32,9 +36,10 @@ export function readText(paths: string | string[], options: FrameTextOptions = {
   if (!blocksize || blocksize < 1) throw bad('options.blocksize', options.blocksize, "a positive number of bytes, or a size such as '64 MiB'")
   const parts: FramePart[] = []
   for (const path of expandPaths(paths, 'frame.readText')) {
-    if (compressionOfName(path)) throw new SpillwayError('ERR_SPILLWAY_INVALID_ARGUMENT', `frame.readText: ${path} is compressed, which frames do not read yet; decompress it first, or read it with bag.readText`, { path })
     const { size, mtimeMs } = plannedFile(path, statFile(path, 'frame.readText'))
-    for (let start = 0; start < size || start === 0; start += blocksize) {
+    // A compressed file is one partition, streamed by the core (its blocks cannot be found without decoding).
+    const step = compressionOfName(path) ? Infinity : blocksize
+    for (let start = 0; start < size || start === 0; start += step) {
       parts.push({ source: { kind: 'text', path, start, end: Math.min(size, start + blocksize), size, mtimeMs, column, encoding }, deps: [] })
     }
   }

@@ -18,7 +18,7 @@ use serde::Deserialize;
 
 use crate::{Error, Result};
 
-const BOM: &[u8] = b"\xEF\xBB\xBF";
+pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// Rows per record batch: large enough that per-batch costs vanish, small
 /// enough that a batch stays in cache-friendly pieces.
 pub const BATCH_ROWS: usize = 64 * 1024;

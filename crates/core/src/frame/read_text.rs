@@ -4,6 +4,8 @@
 //! (an invalid byte is an error naming the file and its offset); Latin-1
 //! maps each byte to its code point.
 
+use std::fs::File;
+use std::io::{BufReader, Read};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -12,7 +14,7 @@ use arrow_buffer::{Buffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Schema};
 use serde::Deserialize;
 
-use super::read::{block_bytes, read_err, BATCH_ROWS};
+use super::read::{block_bytes, read_err, BATCH_ROWS, BOM};
 use crate::Result;
 
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
@@ -34,38 +36,105 @@ fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
 }
 
 fn batch(schema: &Arc<Schema>, offsets: Vec<i32>, values: Vec<u8>) -> Result<RecordBatch> {
-    // SAFETY: the values are whole lines of a block checked as UTF-8 (or Latin-1 recoded as UTF-8).
+    // SAFETY: the values are whole lines of bytes checked as UTF-8 (or Latin-1 recoded as UTF-8).
     let array = unsafe { StringArray::new_unchecked(OffsetBuffer::new_unchecked(ScalarBuffer::from(offsets)), Buffer::from_vec(values), None) };
     RecordBatch::try_new(Arc::clone(schema), vec![Arc::new(array) as ArrayRef]).map_err(super::frame_err("building lines"))
 }
 
-/// The lines that begin in [start, end) of `path`, as batches of one utf8 column.
+/// Lines into batches of at most BATCH_ROWS rows, fed piece by piece (each piece whole lines).
+struct Batches<'a> {
+    path: &'a Path,
+    schema: Arc<Schema>,
+    encoding: Encoding,
+    offsets: Vec<i32>,
+    values: Vec<u8>,
+    out: Vec<RecordBatch>,
+}
+
+impl<'a> Batches<'a> {
+    fn new(path: &'a Path, column: &str, encoding: Encoding) -> Self {
+        let schema = Arc::new(Schema::new(vec![Field::new(column, DataType::Utf8, true)]));
+        Batches { path, schema, encoding, offsets: vec![0], values: Vec::new(), out: Vec::new() }
+    }
+
+    /// `bytes` (whole lines) that begin at byte `at` of the file (of its decompressed content, `what`).
+    fn push(&mut self, bytes: &[u8], at: u64, what: &str) -> Result<()> {
+        if self.encoding == Encoding::Utf8 {
+            if let Err(e) = std::str::from_utf8(bytes) {
+                let offset = at + e.valid_up_to() as u64;
+                return Err(read_err(self.path, format!("byte {offset}{what} is not valid UTF-8: read the file with {{ encoding: 'latin1' }} if it is Latin-1")));
+            }
+        }
+        for line in lines(bytes) {
+            match self.encoding {
+                Encoding::Utf8 => self.values.extend_from_slice(line),
+                Encoding::Latin1 => line.iter().for_each(|&b| self.values.extend_from_slice(char::from(b).encode_utf8(&mut [0; 2]).as_bytes())),
+            }
+            // A batch stays under i32 offsets and BATCH_ROWS rows.
+            self.offsets.push(i32::try_from(self.values.len()).map_err(|_| read_err(self.path, format!("a line past 2 GiB near byte {at}")))?);
+            if self.offsets.len() > BATCH_ROWS || self.values.len() > (1 << 30) {
+                let b = batch(&self.schema, std::mem::replace(&mut self.offsets, vec![0]), std::mem::take(&mut self.values))?;
+                self.out.push(b);
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<Vec<RecordBatch>> {
+        if self.offsets.len() > 1 {
+            let b = batch(&self.schema, self.offsets, self.values)?;
+            self.out.push(b);
+        }
+        Ok(self.out)
+    }
+}
+
+/// A .gz, .zst or .lz4 file's decoder, by its name (as the bags' readers decide).
+fn decoder(path: &Path) -> Result<Option<Box<dyn Read>>> {
+    let name = path.to_string_lossy().to_ascii_lowercase();
+    let open = || File::open(path).map_err(|e| crate::Error::io("open", path, e));
+    Ok(Some(if name.ends_with(".gz") {
+        Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(open()?)))
+    } else if name.ends_with(".zst") {
+        Box::new(zstd::stream::read::Decoder::new(open()?).map_err(|e| read_err(path, format!("starting zstd: {e}")))?)
+    } else if name.ends_with(".lz4") {
+        Box::new(lz4_flex::frame::FrameDecoder::new(BufReader::new(open()?)))
+    } else {
+        return Ok(None);
+    }))
+}
+
+/// A compressed file streamed: a piece of whole lines at a time, never the whole content.
+fn read_compressed(path: &Path, mut r: Box<dyn Read>, into: &mut Batches) -> Result<()> {
+    const PIECE: u64 = 8 << 20;
+    let (mut pending, mut at) = (Vec::new(), 0u64);
+    loop {
+        let n = (&mut r).take(PIECE).read_to_end(&mut pending).map_err(|e| read_err(path, format!("decompressing after byte {at} of its content: {e}")))?;
+        if at == 0 && pending.starts_with(BOM) {
+            pending.drain(..BOM.len());
+            at = BOM.len() as u64;
+        }
+        let cut = if n == 0 { pending.len() } else { pending.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) };
+        into.push(&pending[..cut], at, " of its decompressed content")?;
+        at += cut as u64;
+        pending.drain(..cut);
+        if n == 0 {
+            return Ok(());
+        }
+    }
+}
+
+/// The lines that begin in [start, end) of `path` (all of a compressed file), as batches of one utf8 column.
 pub fn read_text_block(path: &Path, start: u64, end: Option<u64>, column: &str, encoding: Encoding) -> Result<Vec<RecordBatch>> {
-    let (at, bytes) = block_bytes(path, start, end)?;
-    if encoding == Encoding::Utf8 {
-        if let Err(e) = std::str::from_utf8(&bytes) {
-            let offset = at + e.valid_up_to() as u64;
-            return Err(read_err(path, format!("byte {offset} is not valid UTF-8: read the file with {{ encoding: 'latin1' }} if it is Latin-1")));
+    let mut out = Batches::new(path, column, encoding);
+    match decoder(path)? {
+        Some(r) => read_compressed(path, r, &mut out)?,
+        None => {
+            let (at, bytes) = block_bytes(path, start, end)?;
+            out.push(&bytes, at, "")?;
         }
     }
-    let schema = Arc::new(Schema::new(vec![Field::new(column, DataType::Utf8, true)]));
-    let mut out = Vec::new();
-    let (mut offsets, mut values) = (vec![0i32], Vec::new());
-    for line in lines(&bytes) {
-        match encoding {
-            Encoding::Utf8 => values.extend_from_slice(line),
-            Encoding::Latin1 => line.iter().for_each(|&b| values.extend_from_slice(char::from(b).encode_utf8(&mut [0; 2]).as_bytes())),
-        }
-        // A batch stays under i32 offsets and BATCH_ROWS rows.
-        offsets.push(i32::try_from(values.len()).map_err(|_| read_err(path, format!("a block of lines past 2 GiB from byte {at}: use a smaller blocksize")))?);
-        if offsets.len() > BATCH_ROWS || values.len() > (1 << 30) {
-            out.push(batch(&schema, std::mem::replace(&mut offsets, vec![0]), std::mem::take(&mut values))?);
-        }
-    }
-    if offsets.len() > 1 {
-        out.push(batch(&schema, offsets, values)?);
-    }
-    Ok(out)
+    out.finish()
 }
 
 #[cfg(test)]
@@ -92,5 +161,23 @@ mod tests {
         let e = read(b"ok\ncaf\xE9\n", 0, None, Encoding::Utf8).unwrap_err();
         assert_eq!(e.code(), "ERR_SPILLWAY_READ");
         assert!(e.to_string().contains("byte 6 is not valid UTF-8"), "{e}");
+    }
+
+    #[test]
+    fn compressed_files_stream_their_lines() {
+        let text: String = (0..300_000).map(|i| format!("line {i} caf\u{e9}\n")).collect();
+        let d = tempfile::tempdir().unwrap();
+        let gz = d.path().join("t.txt.gz");
+        let mut w = flate2::write::GzEncoder::new(File::create(&gz).unwrap(), flate2::Compression::fast());
+        w.write_all(text.as_bytes()).unwrap();
+        w.finish().unwrap();
+        let zst = d.path().join("t.txt.zst");
+        std::fs::write(&zst, zstd::encode_all(text.as_bytes(), 1).unwrap()).unwrap();
+        for p in [gz, zst] {
+            let b = read_text_block(&p, 0, None, "line", Encoding::Utf8).unwrap();
+            let lines: Vec<&str> = b.iter().flat_map(|b| b.column(0).as_string::<i32>().iter().map(Option::unwrap)).collect();
+            assert_eq!(lines.len(), 300_000);
+            assert_eq!((lines[0], lines[299_999]), ("line 0 caf\u{e9}", "line 299999 caf\u{e9}"));
+        }
     }
 }
