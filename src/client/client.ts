@@ -3,7 +3,7 @@
 
 import { ChunkedArray, Reduction } from '../array/array'
 import { Bag, BagItem, BagTake } from '../bag/bag'
-import { Frame, tableOf, type FrameTable } from '../frame/frame'
+import { Frame, FrameSlice, tableOf, type FrameTable } from '../frame/frame'
 import { materializedOf } from '../frame/batches'
 import { combinePartials, finishPartial } from '../native/chunks'
 import type { LocalCluster } from '../deploy/local-cluster'
@@ -114,10 +114,11 @@ export class Client {
   async compute(expr: Reduction, options?: ProgressOption): Promise<number>
   async compute<T>(expr: BagItem<T>, options?: ProgressOption): Promise<T>
   async compute<T>(expr: Bag<T> | BagTake<T>, options?: ProgressOption): Promise<T[]>
-  async compute<S>(expr: Frame<S>, options?: ProgressOption): Promise<FrameTable<S>>
-  async compute(expr: Reduction | BagItem | Bag | BagTake | Frame, options: ProgressOption = {}): Promise<unknown> {
+  async compute<S>(expr: Frame<S> | FrameSlice<Frame<S>>, options?: ProgressOption): Promise<FrameTable<S>>
+  async compute(expr: Reduction | BagItem | Bag | BagTake | Frame | FrameSlice<Frame>, options: ProgressOption = {}): Promise<unknown> {
     this.#check()
     const signal = signalOf(options, 'compute')
+    if (expr instanceof FrameSlice) return unlessAborted(signal, expr.run(this))
     if (expr instanceof BagTake) return this.#take(expr.bag, expr.n, signal)
     if (expr instanceof Bag || expr instanceof BagItem || expr instanceof Frame) return this.#computeBag(expr, options, signal)
     if (!(expr instanceof Reduction)) {

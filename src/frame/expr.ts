@@ -3,7 +3,8 @@
 // task keys, and the core evaluates (crates/core/src/frame/expr.rs).
 
 import { ArgumentError } from '../base/errors'
-import type { CompareOp, ExprData } from '../wire/frame'
+import type { ArithOp, CompareOp, ExprData } from '../wire/frame'
+import { ExprDt, ExprStr } from './expr-str'
 
 export type { ExprData } from '../wire/frame'
 
@@ -57,6 +58,44 @@ export class Expr<N extends string = any> {
   isNotNull(): Expr<N> {
     return new Expr({ op: 'isNotNull', expr: this.data })
   }
+  #arith(op: ArithOp, other: Expr | LitValue): Expr {
+    return new Expr({ op, left: this.data, right: exprOf(other, op).data })
+  }
+  /** Integers stay int64 (wrapping on overflow), any float makes float64. */
+  plus(other: Expr | LitValue): Expr {
+    return this.#arith('plus', other)
+  }
+  minus(other: Expr | LitValue): Expr {
+    return this.#arith('minus', other)
+  }
+  multiplyBy(other: Expr | LitValue): Expr {
+    return this.#arith('multiplyBy', other)
+  }
+  /** Always float64, as Polars' `/` (1 / 0 is Infinity). */
+  divideBy(other: Expr | LitValue): Expr {
+    return this.#arith('divideBy', other)
+  }
+  /** Nulls replaced by `value` (read as the column's type, numbers widening as in comparisons). */
+  fillNull(value: Expr | LitValue): Expr {
+    return new Expr({ op: 'fillNull', expr: this.data, value: exprOf(value, 'fillNull').data })
+  }
+  /** Arrow's cast to `type` ('int64', 'float64', 'utf8', 'date32', …); a value that does not convert fails the task, naming it. */
+  cast(type: string): Expr {
+    if (typeof type !== 'string') throw new ArgumentError([{ field: 'type', value: type, allowed: "a type name such as 'int64' or 'utf8'" }], 'cast')
+    return new Expr({ op: 'cast', expr: this.data, type })
+  }
+  /** One row per element of this list column (as str.split makes); the select's other columns repeat. */
+  explode(): Expr {
+    return new Expr({ op: 'explode', expr: this.data })
+  }
+  /** String functions: contains, startsWith, lower, upper, len, split, slice. */
+  get str(): ExprStr<Expr> {
+    return new ExprStr(this.data, (d) => new Expr(d))
+  }
+  /** Date parts of a date32 or timestamp column (UTC): year, month, day, weekday, hour, minute, second. */
+  get dt(): ExprDt<Expr> {
+    return new ExprDt(this.data, (d) => new Expr(d))
+  }
   /** The name of this expression's column in a `select`. */
   alias(name: string): Expr<N> {
     if (typeof name !== 'string' || name === '') throw new ArgumentError([{ field: 'name', value: name, allowed: 'a non-empty column name' }], 'alias')
@@ -90,7 +129,7 @@ export function lit(value: LitValue): Expr<never> {
   throw new ArgumentError([{ field: 'value', value, allowed: 'a number, bigint, string, boolean or null' }], 'lit')
 }
 
-function exprOf(v: Expr | LitValue, what: string): Expr {
+export function exprOf(v: Expr | LitValue, what: string): Expr {
   if (v instanceof Expr) return v
   try {
     return lit(v)
@@ -111,12 +150,31 @@ export function describeExpr(e: ExprData): string {
       return `${describeExpr(e.expr)}.${e.op}()`
     case 'alias':
       return `${describeExpr(e.expr)}.alias(${JSON.stringify(e.name)})`
+    case 'fillNull':
+      return `${describeExpr(e.expr)}.fillNull(${describeExpr(e.value)})`
+    case 'cast':
+      return `${describeExpr(e.expr)}.cast(${JSON.stringify(e.type)})`
+    case 'explode':
+      return `${describeExpr(e.expr)}.explode()`
+    case 'strContains':
+    case 'strSplit':
+      return `${describeExpr(e.expr)}.str.${e.op === 'strContains' ? 'contains' : 'split'}(${e.regex ? `/${e.pattern}/` : JSON.stringify(e.pattern)})`
+    case 'strStartsWith':
+      return `${describeExpr(e.expr)}.str.startsWith(${JSON.stringify(e.prefix)})`
+    case 'strLower':
+    case 'strUpper':
+    case 'strLen':
+      return `${describeExpr(e.expr)}.str.${e.op.slice(3).toLowerCase()}()`
+    case 'strSlice':
+      return `${describeExpr(e.expr)}.str.slice(${e.offset}${e.length === undefined ? '' : `, ${e.length}`})`
+    case 'dt':
+      return `${describeExpr(e.expr)}.dt.${e.part}()`
     default:
       return `${describeExpr(e.left)}.${e.op}(${describeExpr(e.right)})`
   }
 }
 
-export type AggFunc = 'count' | 'sum' | 'mean' | 'min' | 'max'
+export type AggFunc = 'count' | 'sum' | 'mean' | 'min' | 'max' | 'nUnique' | 'first' | 'last' | 'std' | 'var'
 
 /** An aggregate of `groupBy(...).agg({ name: aggregate })`; nulls skipped, as SQL's. */
 export class Aggregate<F extends AggFunc = AggFunc, C extends string = any> {
@@ -141,3 +199,12 @@ export const sum = <C extends string>(column: C | Expr<C>) => aggColumn('sum', c
 export const mean = <C extends string>(column: C | Expr<C>) => aggColumn('mean', column, false) as Aggregate<'mean', C>
 export const min = <C extends string>(column: C | Expr<C>) => aggColumn('min', column, false) as Aggregate<'min', C>
 export const max = <C extends string>(column: C | Expr<C>) => aggColumn('max', column, false) as Aggregate<'max', C>
+/** Distinct non-null values (SQL's COUNT(DISTINCT)); any column type. */
+export const nUnique = <C extends string>(column: C | Expr<C>) => aggColumn('nUnique', column, false) as Aggregate<'nUnique', C>
+/** The first (last) non-null value in partition order; any column type. */
+export const first = <C extends string>(column: C | Expr<C>) => aggColumn('first', column, false) as Aggregate<'first', C>
+export const last = <C extends string>(column: C | Expr<C>) => aggColumn('last', column, false) as Aggregate<'last', C>
+/** Sample standard deviation and variance (n - 1), as SQL's and Polars' defaults; null below two values. */
+export const std = <C extends string>(column: C | Expr<C>) => aggColumn('std', column, false) as Aggregate<'std', C>
+export const variance = <C extends string>(column: C | Expr<C>) => aggColumn('var', column, false) as Aggregate<'var', C>
+export { variance as var }

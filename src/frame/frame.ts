@@ -10,9 +10,13 @@ import { sameColumns } from '../wire/arrow-types'
 import { ArgumentError } from '../base/errors'
 import type { TaskSubmission } from '../scheduler/scheduler'
 import type { AggSpecData, ExprData, FieldSpec, FrameSource, FrameStep, PartitionPlan } from '../wire/frame'
+import type { BagItem } from '../bag/bag'
 import { hashOf } from '../bag/graph'
 import { NO_UPSTREAM, upstreamOf, type Upstream } from '../bag/upstream'
-import { Aggregate, col, Expr } from './expr'
+import { Aggregate, col, count, Expr, first, last, max, mean, min, nUnique, std, sum, variance } from './expr'
+import { checkExplodes } from './expr-types'
+import { dropColumns, renameColumns, withColumnsOf } from './columns'
+import { describePlan, FrameSlice, scalarOf } from './whole'
 import { combineTaskCount, combineTasks, frameTask } from './graph'
 import { aggregateType, fieldOf, outputName, typeOf } from './schema'
 import type { AggOf, BatchOf, ColumnOf, PickOf, TableOf } from './typing'
@@ -22,6 +26,7 @@ export type { ColumnTypes } from './typing'
 export type FrameTable<S = any> = TableOf<S>
 /** A frame's record batch, as client.iterate yields them. */
 export type FrameBatch<S = any> = BatchOf<S>
+export { FrameSlice } from './whole'
 
 /** One partition before its steps: where its batches come from, and the tasks it reads. */
 export interface FramePart {
@@ -105,6 +110,7 @@ export class Frame<S = any> {
   /** The rows where `predicate` is true (null counts as false, as SQL's WHERE). */
   filter(predicate: Expr<ColumnOf<S>>): Frame<S> {
     if (!(predicate instanceof Expr)) throw new ArgumentError([{ field: 'predicate', value: typeof predicate, allowed: "an expression, e.g. col('x').gt(1)" }], 'filter')
+    checkExplodes(predicate.data, 'filter', false)
     const t = typeOf(predicate.data, this.fields, 'filter')
     if (t !== 'bool') throw new ArgumentError([{ field: predicate.toString(), value: t, allowed: 'a boolean expression' }], 'filter')
     return this.#with({ kind: 'filter', predicate: predicate.data }, [...this.fields], 'filter')
@@ -116,7 +122,7 @@ export class Frame<S = any> {
   select(...columns: (string | Expr)[]): Frame {
     if (columns.length === 0) throw new ArgumentError([{ field: 'columns', value: '(none)', allowed: 'at least one column name or expression' }], 'select')
     const exprs: ExprData[] = columns.map((c, i) => {
-      if (c instanceof Expr) return c.data
+      if (c instanceof Expr) return (checkExplodes(c.data, 'select'), c.data)
       if (typeof c === 'string') return col(c).data
       throw new ArgumentError([{ field: `columns[${i}]`, value: c, allowed: 'a column name or an expression' }], 'select')
     })
@@ -124,6 +130,80 @@ export class Frame<S = any> {
     const dup = fields.find((f, i) => fields.findIndex((g) => g.name === f.name) !== i)
     if (dup) throw new ArgumentError([{ field: 'columns', value: dup.name, allowed: 'each output name once (rename one with .alias)' }], 'select')
     return this.#with({ kind: 'select', exprs }, fields, 'select')
+  }
+
+  /** These columns added, or replaced where the name is taken (in place). */
+  withColumns(columns: Record<string, Expr>): Frame {
+    return this.select(...withColumnsOf(this.fields, columns))
+  }
+  drop(...names: (string | string[])[]): Frame {
+    return this.select(...dropColumns(this.fields, names.flat()))
+  }
+  /** Columns renamed, `{ old: 'new' }`, in place. */
+  rename(names: Record<string, string>): Frame {
+    return this.select(...renameColumns(this.fields, names))
+  }
+  /** Each distinct row once (rows of all columns equal, nulls equal to nulls). */
+  distinct(options: AggOptions = {}): Frame {
+    let n = '__n'
+    while (this.columns.includes(n)) n = `_${n}`
+    return (this as Frame).groupBy(...this.columns).agg({ [n]: count() }, options).select(...this.columns)
+  }
+  /** The first n rows: `await client.compute(frame.head(n))` is a Table, from as few partitions as hold them. */
+  head(n = 5): FrameSlice<Frame> {
+    return new FrameSlice<Frame>(this, n, false)
+  }
+  tail(n = 5): FrameSlice<Frame> {
+    return new FrameSlice<Frame>(this, n, true)
+  }
+  /** Partition i alone with one more step (head/tail's unit of work). */
+  onePartition(i: number, step: FrameStep): Frame {
+    return new Frame(step.kind, [this.parts[i]], this.sourceFields, [...this.steps, step], [...this.fields], this.upstream)
+  }
+  /** count, null_count, mean, std, min, max of each numeric column, one row per statistic. */
+  describe(): Frame {
+    const { aggs, columns, out } = describePlan(this.fields)
+    const one = this.agg(aggs)
+    return new Frame('describe', one.parts, one.fields, [{ kind: 'describe', columns }], out, one.upstream)
+  }
+  /** Aggregates over every row: a one-row frame (a groupBy with no keys). */
+  agg(aggregates: Record<string, Aggregate>): Frame {
+    return new GroupBy(this, []).agg(aggregates)
+  }
+  #scalar<T>(a: Aggregate): BagItem<T> {
+    return scalarOf<T>(this.agg({ value: a }), a.func)
+  }
+  /** Rows, as a lazy scalar: `await client.compute(frame.count())` is a number. */
+  count(): BagItem<number> {
+    return this.#scalar(count())
+  }
+  /** Lazy scalars over every row (null where no value is not null). */
+  sum(column: string): BagItem<number | null> {
+    return this.#scalar(sum(column))
+  }
+  mean(column: string): BagItem<number | null> {
+    return this.#scalar(mean(column))
+  }
+  min(column: string): BagItem<number | null> {
+    return this.#scalar(min(column))
+  }
+  max(column: string): BagItem<number | null> {
+    return this.#scalar(max(column))
+  }
+  std(column: string): BagItem<number | null> {
+    return this.#scalar(std(column))
+  }
+  var(column: string): BagItem<number | null> {
+    return this.#scalar(variance(column))
+  }
+  nUnique(column: string): BagItem<number> {
+    return this.#scalar(nUnique(column))
+  }
+  first(column: string): BagItem<unknown> {
+    return this.#scalar(first(column))
+  }
+  last(column: string): BagItem<unknown> {
+    return this.#scalar(last(column))
   }
 
   /** Groups by `keys` (any number; nulls a group of their own); `.agg({...})` gives one row per group. */
@@ -152,7 +232,7 @@ export class GroupBy<S = any, K extends string = string> {
     if (entries.length === 0) throw new ArgumentError([{ field: 'aggregates', value: aggregates, allowed: "an object of names to aggregates, e.g. { n: count(), total: sum('x') }" }], 'agg')
     const fields: FieldSpec[] = this.keys.map((k) => ({ ...fieldOf(k, f.fields, 'groupBy'), nullable: true }))
     for (const [name, a] of entries) {
-      if (!(a instanceof Aggregate)) throw new ArgumentError([{ field: `aggregates.${name}`, value: typeof a, allowed: 'count(), sum(col), mean(col), min(col) or max(col)' }], 'agg')
+      if (!(a instanceof Aggregate)) throw new ArgumentError([{ field: `aggregates.${name}`, value: typeof a, allowed: 'count(), sum, mean, min, max, nUnique, first, last, std or var of a column' }], 'agg')
       if (fields.some((x) => x.name === name)) throw new ArgumentError([{ field: `aggregates.${name}`, value: name, allowed: 'a name that is not a key nor another aggregate' }], 'agg')
       fields.push({ name, type: aggregateType(a, f.fields, 'agg'), nullable: a.func !== 'count' })
     }

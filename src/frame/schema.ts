@@ -5,9 +5,7 @@
 import { ArgumentError, SpillwayError } from '../base/errors'
 import type { ExprData, FieldSpec } from '../wire/frame'
 import { describeExpr, type Aggregate } from './expr'
-
-const INTEGER = /^u?int(8|16|32|64)$/
-const isNumeric = (t: string): boolean => INTEGER.test(t) || t === 'float32' || t === 'float64'
+import { isNumeric, typeOfMore } from './expr-types'
 
 /** ERR_SPILLWAY_COLUMN_NOT_FOUND naming the column and listing those there are. */
 export function columnNotFound(name: string, fields: readonly FieldSpec[], what: string): SpillwayError {
@@ -29,6 +27,8 @@ function wrongType(e: ExprData, what: string, allowed: string, got: string): Arg
 
 /** The type of an expression's values over `fields`, checking every column it names. */
 export function typeOf(e: ExprData, fields: readonly FieldSpec[], what: string): string {
+  const more = typeOfMore(e, fields, what, typeOf)
+  if (more !== undefined) return more
   switch (e.op) {
     case 'col':
       return fieldOf(e.name, fields, what).type
@@ -53,18 +53,26 @@ export function typeOf(e: ExprData, fields: readonly FieldSpec[], what: string):
       }
       return 'bool'
     }
-    default: {
+    case 'eq':
+    case 'neq':
+    case 'gt':
+    case 'gtEq':
+    case 'lt':
+    case 'ltEq': {
       const l = typeOf(e.left, fields, what)
       const r = typeOf(e.right, fields, what)
       if (!(l === r || l === 'null' || r === 'null' || (isNumeric(l) && isNumeric(r)))) throw wrongType(e, what, `sides of one kind to compare (numbers with numbers, strings with strings); the sides are ${l} and ${r}`, `${l} vs ${r}`)
       return 'bool'
     }
+    default:
+      throw new ArgumentError([{ field: 'expression', value: (e as { op: unknown }).op, allowed: 'an expression built with col, lit and their methods' }], what)
   }
 }
 
 /** The name of a selected expression's column. */
 export function outputName(e: ExprData, what: string): string {
   if (e.op === 'col' || e.op === 'alias') return e.name
+  if (e.op === 'explode') return outputName(e.expr, what)
   throw new ArgumentError([{ field: describeExpr(e), value: 'no name', allowed: 'a column, or an expression with .alias(name)' }], what)
 }
 
@@ -75,6 +83,8 @@ export function aggregateType(a: Aggregate, fields: readonly FieldSpec[], what: 
     return 'int64'
   }
   const t = fieldOf(a.column!, fields, what).type
-  if (!(isNumeric(t) || t === 'bool')) throw new ArgumentError([{ field: `${a.func}(${JSON.stringify(a.column)})`, value: t, allowed: 'a numeric column' }], what)
-  return a.func === 'mean' || t.startsWith('float') ? 'float64' : 'int64'
+  if (a.func === 'nUnique') return 'int64'
+  if (a.func === 'first' || a.func === 'last') return t
+  if (!(isNumeric(t) || (t === 'bool' && a.func !== 'std' && a.func !== 'var'))) throw new ArgumentError([{ field: `${a.func}(${JSON.stringify(a.column)})`, value: t, allowed: 'a numeric column' }], what)
+  return a.func === 'mean' || a.func === 'std' || a.func === 'var' || t.startsWith('float') ? 'float64' : 'int64'
 }

@@ -52,7 +52,7 @@ export type BatchOf<S> = IsAny<S> extends true ? arrow.RecordBatch : arrow.Recor
 export type PickOf<S, K extends string> = IsAny<S> extends true ? any : { [P in K & keyof S]: S[P] }
 
 /** The type an aggregate gives, as schema.ts aggregateType computes it. */
-type AggType<F, C, S> = F extends 'count' ? 'int64' : F extends 'mean' ? 'float64' : C extends keyof S ? (S[C] extends 'float32' | 'float64' ? 'float64' : 'int64') : string
+type AggType<F, C, S> = F extends 'count' | 'nUnique' ? 'int64' : F extends 'mean' | 'std' | 'var' ? 'float64' : C extends keyof S ? (F extends 'first' | 'last' ? S[C] : S[C] extends 'float32' | 'float64' ? 'float64' : 'int64') : string
 
 /** groupBy(K).agg(A)'s columns: the keys, then each aggregate under its name. */
 export type AggOf<S, K extends string, A> = IsAny<S> extends true ? any : Flat<{ [P in K & keyof S]: S[P] } & { [N in keyof A & string]: A[N] extends Aggregate<infer F, infer C> ? AggType<F, C, S> : string }>

@@ -10,6 +10,17 @@ export type ExprData =
   | { op: CompareOp | 'and' | 'or'; left: ExprData; right: ExprData }
   | { op: 'not' | 'isNull' | 'isNotNull'; expr: ExprData }
   | { op: 'alias'; expr: ExprData; name: string }
+  | { op: ArithOp; left: ExprData; right: ExprData }
+  | { op: 'fillNull'; expr: ExprData; value: ExprData }
+  | { op: 'cast'; expr: ExprData; type: string }
+  | { op: 'strContains' | 'strSplit'; expr: ExprData; pattern: string; regex: boolean }
+  | { op: 'strStartsWith'; expr: ExprData; prefix: string }
+  | { op: 'strLower' | 'strUpper' | 'strLen' | 'explode'; expr: ExprData }
+  | { op: 'strSlice'; expr: ExprData; offset: number; length?: number }
+  | { op: 'dt'; expr: ExprData; part: DatePart }
+
+export type ArithOp = 'plus' | 'minus' | 'multiplyBy' | 'divideBy'
+export type DatePart = 'year' | 'month' | 'day' | 'weekday' | 'hour' | 'minute' | 'second'
 
 /** A column as the core describes it (crates/core/src/frame/types.rs). */
 export interface FieldSpec {
@@ -26,9 +37,14 @@ export interface CsvOptionsData {
 }
 
 /** Where a partition's batches come from: a block of a CSV file (the lines that begin in [start, end)), or its inputs' IPC. */
-export type FrameSource = { kind: 'csv'; path: string; start: number; end: number; size: number; mtimeMs: number; options: CsvOptionsData } | { kind: 'inputs' }
+export type FrameSource = { kind: 'csv'; path: string; start: number; end: number; size: number; mtimeMs: number; options: CsvOptionsData } | { kind: 'inputs' } | { kind: 'text'; path: string; start: number; end: number; size: number; mtimeMs: number; column: string; encoding: 'utf8' | 'latin1' }
+  | { kind: 'text'; path: string; start: number; end: number; size: number; mtimeMs: number; column: string; encoding: 'utf8' | 'latin1' }
 
-export type FrameStep = { kind: 'filter'; predicate: ExprData } | { kind: 'select'; exprs: ExprData[] }
+export type FrameStep =
+  | { kind: 'filter'; predicate: ExprData }
+  | { kind: 'select'; exprs: ExprData[] }
+  | { kind: 'head' | 'tail'; n: number }
+  | { kind: 'describe'; columns: string[] }
 
 export interface AggSpecData {
   keys: string[]

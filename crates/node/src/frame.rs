@@ -18,6 +18,12 @@ pub fn frame_infer_csv(paths: Vec<String>, options: String, sample_bytes: f64) -
     plan::infer_csv(&paths, &options, to_u64("sampleBytes", sample_bytes)? as usize).map_err(to_js)
 }
 
+/// Throws ERR_SPILLWAY_FRAME where the regex crate does not take `pattern`.
+#[napi]
+pub fn frame_check_pattern(pattern: String) -> Result<()> {
+    plan::check_pattern(&pattern).map_err(to_js)
+}
+
 #[derive(Clone, Copy)]
 enum Kind {
     Partition,

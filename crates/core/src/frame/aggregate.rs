@@ -21,7 +21,7 @@ use rustc_hash::FxBuildHasher;
 use serde::Deserialize;
 use twox_hash::XxHash3_64;
 
-use super::{frame_err, frame_error};
+use super::{agg_extra, frame_err, frame_error};
 use crate::Result;
 
 /// One aggregate of a groupBy: `name` is its output column.
@@ -79,7 +79,8 @@ fn partial_cols(spec: &AggSpec, schema: &Schema) -> Result<Vec<StateCol>> {
             "sum" | "mean" => Fold::Sum,
             "min" => Fold::Min,
             "max" => Fold::Max,
-            f => return Err(frame_error(format!("unknown aggregate {f:?}: count, sum, mean, min, max"))),
+            f if agg_extra::is_extra(f) => continue,
+            f => return Err(frame_error(format!("unknown aggregate {f:?}: count, sum, mean, min, max, nUnique, first, last, std, var"))),
         };
         if a.func == "count" {
             out.push(StateCol { out: a.name.clone(), input: a.column.clone(), fold, ty: DataType::Int64 });
@@ -114,7 +115,8 @@ fn merge_cols(spec: &AggSpec, state: &Schema) -> Result<Vec<StateCol>> {
                 add(format!("{}__sum", a.name), Fold::Sum)?;
                 add(format!("{}__count", a.name), Fold::Sum)?;
             }
-            f => return Err(frame_error(format!("unknown aggregate {f:?}: count, sum, mean, min, max"))),
+            f if agg_extra::is_extra(f) => {}
+            f => return Err(frame_error(format!("unknown aggregate {f:?}: count, sum, mean, min, max, nUnique, first, last, std, var"))),
         }
     }
     Ok(out)
@@ -123,7 +125,8 @@ fn merge_cols(spec: &AggSpec, state: &Schema) -> Result<Vec<StateCol>> {
 /// Keys interned to dense group ids, in order of first sight: the table
 /// holds ids, the key bytes live once, in `rows`.
 struct Groups {
-    converter: RowConverter,
+    /// None with no keys: every row is the one group (a whole-frame aggregate).
+    converter: Option<RowConverter>,
     table: HashTable<u32>,
     hashes: Vec<u64>,
     rows: Rows,
@@ -131,9 +134,13 @@ struct Groups {
 
 impl Groups {
     fn new(key_types: Vec<DataType>) -> Result<Self> {
+        if key_types.is_empty() {
+            let converter = RowConverter::new(vec![SortField::new(DataType::Null)]).map_err(frame_err("keying groups"))?;
+            return Ok(Groups { rows: converter.empty_rows(0, 0), converter: None, table: HashTable::new(), hashes: vec![0] });
+        }
         let converter = RowConverter::new(key_types.into_iter().map(SortField::new).collect()).map_err(frame_err("keying groups"))?;
         let rows = converter.empty_rows(0, 0);
-        Ok(Groups { converter, table: HashTable::new(), hashes: Vec::new(), rows })
+        Ok(Groups { converter: Some(converter), table: HashTable::new(), hashes: Vec::new(), rows })
     }
 
     fn len(&self) -> usize {
@@ -142,7 +149,8 @@ impl Groups {
 
     /// The group id of each row (SKIP for rows another output partition owns).
     fn intern(&mut self, keys: &[ArrayRef], split: Option<(u64, u64)>) -> Result<Vec<u32>> {
-        let rows = self.converter.convert_columns(keys).map_err(frame_err("keying groups"))?;
+        let Some(converter) = &self.converter else { return Ok(vec![0; keys.first().map_or(0, |k| k.len())]) };
+        let rows = converter.convert_columns(keys).map_err(frame_err("keying groups"))?;
         let Groups { table, hashes, rows: seen, .. } = self;
         let mut out = Vec::with_capacity(rows.num_rows());
         for row in rows.iter() {
@@ -170,7 +178,7 @@ impl Groups {
     }
 
     fn keys(&self) -> Result<Vec<ArrayRef>> {
-        self.converter.convert_rows(self.rows.iter()).map_err(frame_err("building group keys"))
+        self.converter.as_ref().map_or(Ok(Vec::new()), |c| c.convert_rows(self.rows.iter()).map_err(frame_err("building group keys")))
     }
 }
 
@@ -259,9 +267,6 @@ impl Acc {
 }
 
 fn key_fields(spec: &AggSpec, schema: &Schema) -> Result<Vec<Field>> {
-    if spec.keys.is_empty() {
-        return Err(frame_error("groupBy needs at least one key"));
-    }
     spec.keys.iter().map(|k| schema.field_with_name(k).map(|f| Field::new(k, f.data_type().clone(), true)).map_err(|_| frame_error(format!("no key column {k:?}")))).collect()
 }
 
@@ -273,37 +278,42 @@ pub struct Aggregator {
     schema: SchemaRef,
     groups: Groups,
     accs: Vec<Acc>,
+    extras: Vec<Box<dyn agg_extra::ExtraAcc>>,
     split: Option<(u64, u64)>,
 }
 
 impl Aggregator {
-    fn new(spec: &AggSpec, schema: &Schema, cols: Vec<StateCol>, split: Option<(u64, u64)>) -> Result<Self> {
+    fn new(spec: &AggSpec, schema: &Schema, cols: Vec<StateCol>, split: Option<(u64, u64)>, merging: bool) -> Result<Self> {
+        let extras = agg_extra::accumulators(spec, schema, merging)?;
         let keys = key_fields(spec, schema)?;
         let groups = Groups::new(keys.iter().map(|f| f.data_type().clone()).collect())?;
         let mut fields = keys;
         fields.extend(cols.iter().map(|c| Field::new(&c.out, c.ty.clone(), c.fold != Fold::Count)));
         let accs = cols.iter().map(Acc::new).collect();
-        Ok(Aggregator { keys: spec.keys.clone(), cols, schema: Arc::new(Schema::new(fields)), groups, accs, split })
+        Ok(Aggregator { keys: spec.keys.clone(), cols, schema: Arc::new(Schema::new(fields)), groups, accs, extras, split })
     }
 
     /// One partition's partial aggregation over batches of `schema`.
     pub fn partial(spec: &AggSpec, schema: &Schema) -> Result<Self> {
-        Self::new(spec, schema, partial_cols(spec, schema)?, None)
+        Self::new(spec, schema, partial_cols(spec, schema)?, None, false)
     }
 
     /// A merge of partial states of schema `state`; with `split = (n, i)`,
     /// only the groups whose key hash is i modulo n.
     pub fn merging(spec: &AggSpec, state: &Schema, split: Option<(u64, u64)>) -> Result<Self> {
-        Self::new(spec, state, merge_cols(spec, state)?, split)
+        Self::new(spec, state, merge_cols(spec, state)?, split, true)
     }
 
     pub fn update(&mut self, b: &RecordBatch) -> Result<()> {
         let column = |name: &String| b.column_by_name(name).ok_or_else(|| frame_error(format!("no column {name:?} to aggregate")));
         let key_arrays = self.keys.iter().map(|k| column(k).map(Arc::clone)).collect::<Result<Vec<_>>>()?;
-        let ids = self.groups.intern(&key_arrays, self.split)?;
+        let ids = if key_arrays.is_empty() { vec![0; b.num_rows()] } else { self.groups.intern(&key_arrays, self.split)? };
         let n = self.groups.len();
         for (acc, c) in self.accs.iter_mut().zip(&self.cols) {
             acc.update(&ids, n, c.input.as_ref().map(column).transpose()?)?;
+        }
+        for acc in &mut self.extras {
+            acc.update(b, &ids, n)?;
         }
         Ok(())
     }
@@ -314,7 +324,15 @@ impl Aggregator {
         let mut columns = self.groups.keys()?;
         drop(self.groups);
         columns.extend(self.accs.into_iter().map(|a| a.finish(n)));
-        RecordBatch::try_new(self.schema, columns).map_err(frame_err("building aggregates"))
+        let mut fields: Vec<Field> = self.schema.fields().iter().map(|f| f.as_ref().clone()).collect();
+        for acc in self.extras {
+            for (f, c) in acc.finish(n)? {
+                fields.push(f);
+                columns.push(c);
+            }
+        }
+        let opts = arrow_array::RecordBatchOptions::new().with_row_count(Some(n));
+        RecordBatch::try_new_with_options(Arc::new(Schema::new(fields)), columns, &opts).map_err(frame_err("building aggregates"))
     }
 }
 
@@ -346,6 +364,8 @@ pub fn finish(spec: &AggSpec, state: &RecordBatch) -> Result<RecordBatch> {
             let sum = col(&format!("{}__sum", a.name))?.as_primitive::<Float64Type>().clone();
             let count = col(&format!("{}__count", a.name))?.as_primitive::<Int64Type>().clone();
             Arc::new(sum.iter().zip(count.values()).map(|(s, &n)| if n == 0 { None } else { s.map(|s| s / n as f64) }).collect::<Float64Array>())
+        } else if agg_extra::is_extra(&a.func) {
+            agg_extra::finish(a, state)?
         } else {
             Arc::clone(col(&a.name)?)
         };

@@ -14,7 +14,7 @@ use arrow_schema::{DataType, Field, Schema};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{frame_err, frame_error};
+use super::{expr_fns, expr_str, frame_err, frame_error};
 use crate::Result;
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -35,12 +35,30 @@ pub enum Expr {
     IsNull { expr: Box<Expr> },
     IsNotNull { expr: Box<Expr> },
     Alias { expr: Box<Expr>, name: String },
+    Plus { left: Box<Expr>, right: Box<Expr> },
+    Minus { left: Box<Expr>, right: Box<Expr> },
+    MultiplyBy { left: Box<Expr>, right: Box<Expr> },
+    DivideBy { left: Box<Expr>, right: Box<Expr> },
+    FillNull { expr: Box<Expr>, value: Box<Expr> },
+    Cast { expr: Box<Expr>, #[serde(rename = "type")] ty: String },
+    /// `regex`: `pattern` is a regex crate pattern (the client translated a JS RegExp), else a literal.
+    StrContains { expr: Box<Expr>, pattern: String, #[serde(default)] regex: bool },
+    StrStartsWith { expr: Box<Expr>, prefix: String },
+    StrLower { expr: Box<Expr> },
+    StrUpper { expr: Box<Expr> },
+    StrLen { expr: Box<Expr> },
+    StrSplit { expr: Box<Expr>, pattern: String, #[serde(default)] regex: bool },
+    StrSlice { expr: Box<Expr>, offset: i64, #[serde(default)] length: Option<u64> },
+    /// `part`: year, month, day, weekday, hour, minute, second.
+    Dt { expr: Box<Expr>, part: String },
+    /// Only at the top of a select's expression (under an alias): the other columns repeat.
+    Explode { expr: Box<Expr> },
 }
 
 /// A value of an expression: a column as long as the batch, or a literal (one row).
-struct Val {
-    array: ArrayRef,
-    scalar: bool,
+pub(crate) struct Val {
+    pub(crate) array: ArrayRef,
+    pub(crate) scalar: bool,
 }
 
 fn literal(value: &Value, ty: &str) -> Result<ArrayRef> {
@@ -62,7 +80,7 @@ fn literal(value: &Value, ty: &str) -> Result<ArrayRef> {
 }
 
 /// The type both sides of a comparison are read as.
-fn common_type(l: &DataType, r: &DataType) -> Result<DataType> {
+pub(crate) fn common_type(l: &DataType, r: &DataType) -> Result<DataType> {
     Ok(match (l, r) {
         _ if l == r => l.clone(),
         (DataType::Null, t) | (t, DataType::Null) => t.clone(),
@@ -72,7 +90,7 @@ fn common_type(l: &DataType, r: &DataType) -> Result<DataType> {
     })
 }
 
-fn as_type(v: Val, t: &DataType) -> Result<Val> {
+pub(crate) fn as_type(v: Val, t: &DataType) -> Result<Val> {
     if v.array.data_type() == t {
         return Ok(v);
     }
@@ -98,7 +116,7 @@ fn boolean(v: &Val, what: &str) -> Result<BooleanArray> {
 }
 
 /// One row broadcast to `n` (a literal meeting a column).
-fn spread(v: Val, n: usize) -> Result<ArrayRef> {
+pub(crate) fn spread(v: Val, n: usize) -> Result<ArrayRef> {
     if !v.scalar || v.array.len() == n {
         return Ok(v.array);
     }
@@ -134,7 +152,7 @@ fn null_test(batch: &RecordBatch, e: &Expr, want_null: bool) -> Result<Val> {
     Ok(Val { array: Arc::new(BooleanArray::new(bits, None)), scalar: v.scalar })
 }
 
-fn eval(batch: &RecordBatch, e: &Expr) -> Result<Val> {
+pub(crate) fn eval(batch: &RecordBatch, e: &Expr) -> Result<Val> {
     use Expr::*;
     Ok(match e {
         Col { name } => {
@@ -158,6 +176,15 @@ fn eval(batch: &RecordBatch, e: &Expr) -> Result<Val> {
         IsNull { expr } => null_test(batch, expr, true)?,
         IsNotNull { expr } => null_test(batch, expr, false)?,
         Alias { expr, .. } => eval(batch, expr)?,
+        Plus { left, right } => expr_fns::arith(batch, left, right, expr_fns::Arith::Plus)?,
+        Minus { left, right } => expr_fns::arith(batch, left, right, expr_fns::Arith::Minus)?,
+        MultiplyBy { left, right } => expr_fns::arith(batch, left, right, expr_fns::Arith::Times)?,
+        DivideBy { left, right } => expr_fns::arith(batch, left, right, expr_fns::Arith::Divide)?,
+        FillNull { expr, value } => expr_fns::fill_null(batch, expr, value)?,
+        Cast { expr, ty } => expr_fns::cast_to(batch, expr, ty)?,
+        Dt { expr, part } => expr_fns::dt(eval(batch, expr)?, part)?,
+        Explode { .. } => return Err(frame_error("explode() goes last in a select or withColumns expression (before alias)")),
+        e => expr_str::eval_str(batch, e)?,
     })
 }
 
@@ -176,15 +203,17 @@ pub fn filter(batch: &RecordBatch, predicate: &Expr) -> Result<RecordBatch> {
 pub fn output_name(e: &Expr) -> Result<String> {
     match e {
         Expr::Col { name } | Expr::Alias { name, .. } => Ok(name.clone()),
+        Expr::Explode { expr } => output_name(expr),
         e => Err(frame_error(format!("{e:?} needs a name: add .alias(name)"))),
     }
 }
 
-/// A batch of `exprs`' columns.
+/// A batch of `exprs`' columns; with an explode among them, the others repeat along its lists.
 pub fn select(batch: &RecordBatch, exprs: &[Expr]) -> Result<RecordBatch> {
-    let columns = exprs.iter().map(|e| evaluate(batch, e)).collect::<Result<Vec<_>>>()?;
+    let columns = super::explode::columns(batch, exprs)?;
+    let rows = columns.first().map_or(batch.num_rows(), |c| c.len());
     let fields = exprs.iter().zip(&columns).map(|(e, c)| Ok(Field::new(output_name(e)?, c.data_type().clone(), true))).collect::<Result<Vec<_>>>()?;
-    let opts = arrow_array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+    let opts = arrow_array::RecordBatchOptions::new().with_row_count(Some(rows));
     RecordBatch::try_new_with_options(Arc::new(Schema::new(fields)), columns, &opts).map_err(frame_err("selecting"))
 }
 

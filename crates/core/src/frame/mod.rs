@@ -3,15 +3,24 @@
 //! arrive as plain JSON data (built and hashed on the client), so the binding
 //! only forwards bytes and strings; `plan` runs one task's worth of them.
 
+mod agg_extra;
+mod agg_moments;
+mod agg_values;
 pub mod aggregate;
 pub mod expr;
+mod expr_fns;
+mod expr_str;
+mod explode;
 pub mod ipc;
 pub mod join;
 pub mod partition;
 pub mod plan;
 pub mod read;
+pub mod read_text;
 pub mod shuffle;
 pub mod sort;
+mod whole;
+mod wordcount;
 pub mod types;
 
 use crate::Error;

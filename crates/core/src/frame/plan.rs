@@ -12,6 +12,9 @@ use serde::Deserialize;
 use super::aggregate::{self, AggSpec};
 use super::expr::{self, Expr};
 use super::read::{self, CsvOptions};
+use super::read_text::{self, Encoding};
+use super::whole;
+use super::wordcount::WordCount;
 use super::types::{self, FieldSpec};
 use super::{frame_err, frame_error, ipc};
 use crate::Result;
@@ -23,6 +26,8 @@ pub enum Source {
     Csv { path: PathBuf, start: u64, end: Option<u64>, options: CsvOptions },
     /// The batches of the task's inputs, in order.
     Inputs,
+    /// The lines that begin in [start, end) of a text file, as one utf8 column.
+    Text { path: PathBuf, start: u64, end: Option<u64>, column: String, encoding: Encoding },
 }
 
 #[derive(Debug, Deserialize)]
@@ -30,6 +35,11 @@ pub enum Source {
 pub enum Step {
     Filter { predicate: Expr },
     Select { exprs: Vec<Expr> },
+    /// The partition's first (or last) n rows.
+    Head { n: usize },
+    Tail { n: usize },
+    /// A one-row aggregate reshaped into describe's table.
+    Describe { columns: Vec<String> },
 }
 
 #[derive(Debug, Deserialize)]
@@ -63,6 +73,18 @@ fn apply(step: &Step, b: &RecordBatch) -> Result<RecordBatch> {
     match step {
         Step::Filter { predicate } => expr::filter(b, predicate),
         Step::Select { exprs } => expr::select(b, exprs),
+        Step::Describe { columns } => whole::describe(b, columns),
+        Step::Head { .. } | Step::Tail { .. } => Ok(b.clone()),
+    }
+}
+
+/// A step over a partition's batches: most go batch by batch, head and tail over them all.
+fn apply_all(step: &Step, batches: Vec<RecordBatch>) -> Result<Vec<RecordBatch>> {
+    match step {
+        Step::Head { n } => Ok(whole::limit(batches, *n, false)),
+        Step::Tail { n } => Ok(whole::limit(batches, *n, true)),
+        Step::Describe { .. } if batches.len() > 1 => Err(frame_error("describe reads one row of aggregates")),
+        _ => batches.into_iter().map(|b| apply(step, &b)).filter(|b| b.as_ref().map_or(true, |b| b.num_rows() > 0)).collect(),
     }
 }
 
@@ -87,12 +109,17 @@ pub fn run_partition(plan_json: &str, input: &[&[u8]]) -> Result<Vec<u8>> {
             let (s, b) = inputs(input)?;
             (s.unwrap_or(declared), b)
         }
+        Source::Text { path, start, end, column, encoding } => (declared.clone(), read_text::read_text_block(path, *start, *end, column, *encoding)?),
     };
+    if let Some(wc) = WordCount::of(&plan.steps, plan.partial.as_ref()) {
+        let state = wc.run(&batches)?;
+        return ipc::encode(&state.schema(), &[state]);
+    }
     // The steps run on an empty batch too: an empty partition still knows its output schema.
     let mut empty = RecordBatch::new_empty(schema);
     for step in &plan.steps {
         empty = apply(step, &empty)?;
-        batches = batches.iter().map(|b| apply(step, b)).filter(|b| b.as_ref().map_or(true, |b| b.num_rows() > 0)).collect::<Result<_>>()?;
+        batches = apply_all(step, batches)?;
     }
     if let Some(spec) = &plan.partial {
         let state = aggregate::partial(spec, &empty.schema(), &batches)?;
@@ -121,6 +148,12 @@ pub fn run_combine(plan_json: &str, input: &[&[u8]]) -> Result<Vec<u8>> {
         state = aggregate::finish(&plan.agg, &state)?;
     }
     ipc::encode(&state.schema(), &[state])
+}
+
+/// Whether the regex crate takes `pattern` (a JS RegExp the client
+/// translated): checked when the frame is built, not in a task later.
+pub fn check_pattern(pattern: &str) -> Result<()> {
+    super::expr_str::compile(pattern).map(|_| ())
 }
 
 /// The unified schema of CSV files (as `[{ name, type, nullable }]` JSON) from a sample of each.

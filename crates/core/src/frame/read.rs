@@ -18,7 +18,7 @@ use serde::Deserialize;
 
 use crate::{Error, Result};
 
-const BOM: &[u8] = b"\xEF\xBB\xBF";
+pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// Rows per record batch: large enough that per-batch costs vanish, small
 /// enough that a batch stays in cache-friendly pieces.
 pub const BATCH_ROWS: usize = 64 * 1024;
@@ -60,7 +60,7 @@ impl CsvOptions {
     }
 }
 
-fn read_err(path: &Path, message: impl Into<String>) -> Error {
+pub(crate) fn read_err(path: &Path, message: impl Into<String>) -> Error {
     Error::FrameRead { path: path.to_path_buf(), message: message.into() }
 }
 
@@ -118,7 +118,7 @@ pub fn infer_csv_schema(paths: &[PathBuf], opts: &CsvOptions, sample_bytes: usiz
 }
 
 /// The bytes of the lines that begin in [start, end) of the file (to its end without `end`).
-fn block_bytes(path: &Path, start: u64, end: Option<u64>) -> Result<(u64, Vec<u8>)> {
+pub(crate) fn block_bytes(path: &Path, start: u64, end: Option<u64>) -> Result<(u64, Vec<u8>)> {
     let f = File::open(path).map_err(|e| Error::io("open", path, e))?;
     let mut r = BufReader::with_capacity(1 << 20, f);
     let io = |e| Error::io("read", path, e);

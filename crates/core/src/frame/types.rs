@@ -51,6 +51,9 @@ pub fn type_name(t: &DataType) -> Result<String> {
         let (n, _) = UNITS.iter().find(|(_, x)| x == u).expect("every unit is listed");
         return Ok(format!("timestamp[{n}]"));
     }
+    if let DataType::List(f) = t {
+        return Ok(format!("list<{}>", type_name(f.data_type())?));
+    }
     Err(frame_error(format!("frames do not handle Arrow type {t} yet")))
 }
 
@@ -62,6 +65,9 @@ pub fn data_type(name: &str) -> Result<DataType> {
         if let Some((_, u)) = UNITS.iter().find(|(n, _)| *n == unit) {
             return Ok(DataType::Timestamp(*u, None));
         }
+    }
+    if let Some(item) = name.strip_prefix("list<").and_then(|r| r.strip_suffix('>')) {
+        return Ok(DataType::List(Arc::new(Field::new_list_field(data_type(item)?, true))));
     }
     let names: Vec<&str> = TYPES.iter().map(|(n, _)| *n).collect();
     Err(frame_error(format!("unknown column type {name:?}: types are {}, timestamp[s|ms|us|ns]", names.join(", "))))
@@ -90,7 +96,7 @@ mod tests {
 
     #[test]
     fn names_round_trip_and_unknown_names_list_the_known_ones() {
-        for name in ["int64", "utf8", "bool", "float64", "timestamp[ms]", "date32"] {
+        for name in ["list<utf8>", "int64", "utf8", "bool", "float64", "timestamp[ms]", "date32"] {
             assert_eq!(type_name(&data_type(name).unwrap()).unwrap(), name);
         }
         let e = data_type("int65").unwrap_err().to_string();

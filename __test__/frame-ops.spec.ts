@@ -1,0 +1,236 @@
+// Frame expressions, aggregates and whole-frame operations through the
+// package and real workers, each checked against the plain-JS answer on
+// the same rows: arithmetic, fillNull, cast, the string and date functions,
+// split + explode, nUnique/first/last/std/var, distinct, head, tail, count,
+// describe, and readText (gzip included) with the word count of DESIGN.md.
+import test from 'ava'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { col, count, first, frame, last, lit, nUnique, std, sum, var as variance, type Client, type FrameTable } from 'spillway'
+import { sharedCluster } from './cluster-helpers'
+
+const dir = mkdtempSync(join(tmpdir(), 'spillway-frame-ops-'))
+let client!: Client
+sharedCluster(test, (c) => (client = c))
+test.after.always(() => rmSync(dir, { recursive: true, force: true }))
+
+interface Row {
+  name: string | null
+  k: number | null
+  x: number | null
+  d: string | null
+}
+
+const NAMES = ['Ada Lovelace', 'émile zola', 'Zoë', 'ÅSA björk', 'x', '']
+function rowsOf(seed: number, n: number): Row[] {
+  let s = seed
+  const next = (m: number) => ((s = (s * 1103515245 + 12345) % 2 ** 31), Math.floor(s / 2 ** 12) % m)
+  return Array.from({ length: n }, () => ({
+    name: next(7) === 0 ? null : NAMES[next(NAMES.length)],
+    k: next(6) === 0 ? null : next(5) - 1,
+    // Quarters: sums and means are exact whatever the order.
+    x: next(5) === 0 ? null : next(200) / 4 - 10,
+    d: next(8) === 0 ? null : `20${10 + next(15)}-${String(1 + next(12)).padStart(2, '0')}-${String(1 + next(28)).padStart(2, '0')}`,
+  }))
+}
+
+const cell = (v: string | number | null) => (v === null ? 'NA' : typeof v === 'string' ? `"${v}"` : String(v))
+function writeCsv(path: string, rows: Row[]): void {
+  writeFileSync(path, ['name,k,x,d', ...rows.map((r) => [cell(r.name), cell(r.k), cell(r.x), cell(r.d)].join(','))].join('\n') + '\n')
+}
+
+/** Three files in small blocks (one with a header only: an empty partition), rows in file order. */
+function files(sub: string): { rows: Row[]; f: ReturnType<typeof frame.readCsv> } {
+  mkdirSync(join(dir, sub))
+  const a = rowsOf(1, 300)
+  const c = rowsOf(3, 150)
+  writeCsv(join(dir, sub, 'a.csv'), a)
+  writeCsv(join(dir, sub, 'b.csv'), [])
+  writeCsv(join(dir, sub, 'c.csv'), c)
+  const f = frame.readCsv(join(dir, sub, '*.csv'), { blocksize: 2000, nullValues: ['NA'], schema: { name: 'utf8', k: 'int64', x: 'float64', d: 'date32' } })
+  return { rows: [...a, ...c], f }
+}
+
+const plain = (v: unknown) => (typeof v === 'bigint' ? Number(v) : v)
+const rowsOfTable = (t: FrameTable) => t.toArray().map((r) => Object.fromEntries(Object.entries(r.toJSON()).map(([k, v]) => [k, plain(v)])))
+const chars = (s: string) => [...s]
+const sorted = (m: Map<unknown, unknown>) => [...m].sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1))
+
+test.serial('arithmetic, fillNull, cast, string and date functions: types known up front, values as plain JS computes them', async (t) => {
+  const { rows, f } = files('exprs')
+  const g = f.withColumns({
+    k2: col('k').multiplyBy(2).plus(1),
+    half: col('k').divideBy(lit(2)),
+    diff: col('x').minus(col('k')),
+    kf: col('k').fillNull(-1),
+    ks: col('k').cast('utf8'),
+    has: col('name').str.contains(/^[a-zé]+\b/i),
+    sub: col('name').str.contains('ö'),
+    ada: col('name').str.startsWith('Ada'),
+    lo: col('name').str.lower(),
+    up: col('name').str.upper(),
+    len: col('name').str.len(),
+    mid: col('name').str.slice(1, 3),
+    end: col('name').str.slice(-2),
+    y: col('d').dt.year(),
+    m: col('d').dt.month(),
+    day: col('d').dt.day(),
+    wd: col('d').dt.weekday(),
+  }).drop('x').rename({ name: 'who' })
+  t.deepEqual(g.schema, { who: 'utf8', k: 'int64', d: 'date32', k2: 'int64', half: 'float64', diff: 'float64', kf: 'int64', ks: 'utf8', has: 'bool', sub: 'bool', ada: 'bool', lo: 'utf8', up: 'utf8', len: 'int64', mid: 'utf8', end: 'utf8', y: 'int32', m: 'int32', day: 'int32', wd: 'int32' })
+  const got = rowsOfTable(await client.compute(g))
+  const s = (r: Row, fn: (v: string) => unknown) => (r.name === null ? null : fn(r.name))
+  const date = (r: Row) => (r.d === null ? null : new Date(`${r.d}T00:00:00Z`))
+  const want = rows.map((r) => ({
+    who: r.name,
+    k: r.k,
+    d: date(r)?.getTime() ?? null,
+    k2: r.k === null ? null : r.k * 2 + 1,
+    half: r.k === null ? null : r.k / 2,
+    diff: r.x === null || r.k === null ? null : r.x - r.k,
+    kf: r.k ?? -1,
+    ks: r.k === null ? null : String(r.k),
+    has: s(r, (v) => /^[a-zé]+\b/i.test(v)),
+    sub: s(r, (v) => v.includes('ö')),
+    ada: s(r, (v) => v.startsWith('Ada')),
+    lo: s(r, (v) => v.toLowerCase()),
+    up: s(r, (v) => v.toUpperCase()),
+    len: s(r, (v) => chars(v).length),
+    mid: s(r, (v) => chars(v).slice(1, 4).join('')),
+    end: s(r, (v) => chars(v).slice(-2).join('')),
+    y: date(r)?.getUTCFullYear() ?? null,
+    m: date(r) ? date(r)!.getUTCMonth() + 1 : null,
+    day: date(r)?.getUTCDate() ?? null,
+    wd: date(r) ? date(r)!.getUTCDay() || 7 : null,
+  }))
+  t.deepEqual(got, want)
+})
+
+test.serial('split + explode repeats the other columns; wrong types, nested explodes and RegExp features the core lacks are coded errors when built', async (t) => {
+  const { rows, f } = files('explode')
+  const g = f.select(col('name').str.split(/\s+/).explode().alias('part'), 'k')
+  t.deepEqual(g.schema, { part: 'utf8', k: 'int64' })
+  const want = rows.flatMap((r) => (r.name === null ? [{ part: null, k: r.k }] : r.name.split(/\s+/).map((part) => ({ part, k: r.k }))))
+  t.deepEqual(rowsOfTable(await client.compute(g)), want)
+  t.deepEqual(f.select(col('name').str.split(' ').alias('parts')).schema, { parts: 'list<utf8>' })
+
+  t.throws(() => f.select(col('k').str.lower().alias('z')), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /col\("k"\)\.str\.lower\(\)[\s\S]*int64[\s\S]*utf8 column/ })
+  t.throws(() => f.withColumns({ z: col('name').plus(1) }), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /col\("name"\)\.plus\(lit\(1\)\)[\s\S]*utf8/ })
+  t.throws(() => f.withColumns({ z: col('x').dt.year() }), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /float64[\s\S]*date32, date64 or timestamp/ })
+  t.throws(() => f.select(col('name').explode().alias('z')), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /utf8[\s\S]*list column/ })
+  t.throws(() => f.select(col('name').str.split(' ').explode().str.lower().alias('z')), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /explode\(\) inside another expression/ })
+  t.throws(() => col('name').str.contains(/a(?=b)/), { code: 'ERR_SPILLWAY_UNSUPPORTED_REGEX', message: /lookaround/ })
+  t.throws(() => col('name').str.contains(/(a)\1/), { code: 'ERR_SPILLWAY_UNSUPPORTED_REGEX', message: /backreference/ })
+  t.throws(() => col('name').str.contains(/a/y), { code: 'ERR_SPILLWAY_UNSUPPORTED_REGEX', message: /sticky/ })
+  t.throws(() => col('name').str.split(/(,)/), { code: 'ERR_SPILLWAY_UNSUPPORTED_REGEX', message: /capturing group/ })
+  t.throws(() => f.drop('nope'), { code: 'ERR_SPILLWAY_COLUMN_NOT_FOUND', message: /"nope"[\s\S]*"name", "k", "x", "d"/ })
+})
+
+test.serial('nUnique, first, last, std and var by group merge exactly across partitions (splitOut included)', async (t) => {
+  const { rows, f } = files('aggs')
+  const groups = new Map<number | null, Row[]>()
+  for (const r of rows) groups.set(r.k, [...(groups.get(r.k) ?? []), r])
+  const sampleVar = (xs: number[]) => {
+    if (xs.length < 2) return null
+    const m = xs.reduce((a, b) => a + b, 0) / xs.length
+    return xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1)
+  }
+  const want = [...groups].map(([k, rs]) => {
+    const names = rs.map((r) => r.name).filter((v) => v !== null)
+    const xs = rs.map((r) => r.x).filter((v) => v !== null)
+    const v = sampleVar(xs)
+    return { k, u: new Set(names).size, f: names[0] ?? null, l: names.at(-1) ?? null, sd: v === null ? null : Math.sqrt(v), v, n: rs.length }
+  })
+  want.sort((a, b) => (a.k ?? -9) - (b.k ?? -9))
+  for (const splitOut of [1, 2]) {
+    const g = f.groupBy('k').agg({ u: nUnique('name'), f: first('name'), l: last('name'), sd: std('x'), v: variance('x'), n: count() }, { splitOut, splitEvery: 2 })
+    t.deepEqual(g.schema, { k: 'int64', u: 'int64', f: 'utf8', l: 'utf8', sd: 'float64', v: 'float64', n: 'int64' })
+    const got = rowsOfTable(await client.compute(g)).sort((a, b) => ((a.k as number) ?? -9) - ((b.k as number) ?? -9))
+    t.is(got.length, want.length)
+    for (const [i, w] of want.entries()) {
+      const { sd, v, ...exact } = got[i]
+      t.deepEqual(exact, { k: w.k, u: w.u, f: w.f, l: w.l, n: w.n })
+      t.true(Math.abs((sd as number) - w.sd!) < 1e-9 && Math.abs((v as number) - w.v!) < 1e-9, `${sd} vs ${w.sd}`)
+    }
+  }
+})
+
+test.serial('distinct, head, tail, count, the whole-frame scalars and describe', async (t) => {
+  const { rows, f } = files('whole')
+  const keyed = f.select('k', col('name').str.lower().alias('n'))
+  const distinct = rowsOfTable(await client.compute(keyed.distinct({ splitOut: 2 })))
+  const seen = new Set(rows.map((r) => JSON.stringify([r.k, r.name?.toLowerCase() ?? null])))
+  t.is(distinct.length, seen.size)
+  t.deepEqual(distinct.map((r) => JSON.stringify([r.k, r.n])).sort(), [...seen].sort())
+
+  t.is(await client.compute(f.count()), rows.length)
+  t.is(await client.compute(f.filter(col('k').eq(99)).count()), 0)
+  const xs = rows.map((r) => r.x).filter((v) => v !== null)
+  t.is(await client.compute(f.sum('x')), xs.reduce((a, b) => a + b, 0))
+  t.is(await client.compute(f.min('x')), Math.min(...xs))
+  t.is(await client.compute(f.nUnique('k')), new Set(rows.map((r) => r.k).filter((v) => v !== null)).size)
+  t.is(await client.compute(f.first('name')), rows.find((r) => r.name !== null)!.name)
+  t.is(await client.compute(f.filter(col('k').eq(99)).sum('x')), null)
+  t.deepEqual(rowsOfTable(await client.compute(f.agg({ n: count(), s: sum('k') }))), [{ n: rows.length, s: rows.reduce((a, r) => a + (r.k ?? 0), 0) }])
+
+  const pick = (t: FrameTable) => rowsOfTable(t).map((r) => r.x)
+  t.deepEqual(pick(await client.compute(f.head(7))), rows.slice(0, 7).map((r) => r.x))
+  t.deepEqual(pick(await client.compute(f.tail(40))), rows.slice(-40).map((r) => r.x))
+  t.deepEqual(pick(await client.compute(f.head(10_000))), rows.map((r) => r.x))
+  t.is((await client.compute(f.head(0))).numRows, 0)
+
+  const d = f.describe()
+  t.deepEqual(d.schema, { statistic: 'utf8', k: 'float64', x: 'float64' })
+  const got = rowsOfTable(await client.compute(d))
+  const stats = (vs: (number | null)[]) => {
+    const nn = vs.filter((v) => v !== null)
+    const m = nn.reduce((a, b) => a + b, 0) / nn.length
+    return [nn.length, vs.length - nn.length, m, Math.sqrt(nn.reduce((a, b) => a + (b - m) ** 2, 0) / (nn.length - 1)), Math.min(...nn), Math.max(...nn)]
+  }
+  const [ks, xst] = [stats(rows.map((r) => r.k)), stats(rows.map((r) => r.x))]
+  t.deepEqual(got.map((r) => r.statistic), ['count', 'null_count', 'mean', 'std', 'min', 'max'])
+  for (const [i, r] of got.entries()) t.true(Math.abs((r.k as number) - ks[i]) < 1e-9 && Math.abs((r.x as number) - xst[i]) < 1e-9, JSON.stringify([r, ks[i], xst[i]]))
+})
+
+test.serial('readText and the word count of DESIGN.md: lines in blocks, unicode, CRLF, an empty file; invalid UTF-8 names file and offset', async (t) => {
+  mkdirSync(join(dir, 'text'))
+  const a = ['The cat sat on the mat.', '', 'naïve café — the CAT', 'under_score x1 x1 x1', 'trailing space ']
+  const b = Array.from({ length: 200 }, (_, i) => `line ${i % 7} of the_text, word${i % 13}`)
+  writeFileSync(join(dir, 'text', 'a.txt'), a.join('\r\n'))
+  writeFileSync(join(dir, 'text', 'b.txt'), b.join('\n') + '\n')
+  writeFileSync(join(dir, 'text', 'c.txt'), '')
+  const lines = frame.readText(join(dir, 'text', '*.txt'), { blocksize: 300 })
+  t.deepEqual(lines.schema, { line: 'utf8' })
+  t.true(lines.npartitions > 5)
+  t.deepEqual(rowsOfTable(await client.compute(lines)).map((r) => r.line), [...a, ...b])
+
+  const counts = new Map<string, number>()
+  for (const l of [...a, ...b]) for (const w of l.split(/[^A-Za-z0-9_]+/)) if (w !== '') counts.set(w, (counts.get(w) ?? 0) + 1)
+  const wordCount = (re: RegExp | string) =>
+    lines
+      .select(col('line').str.split(re).explode().alias('word'))
+      .filter(col('word').neq(''))
+      .groupBy('word')
+      .agg({ n: count() }, { splitOut: 4 })
+  const got = rowsOfTable(await client.compute(wordCount(/[^A-Za-z0-9_]+/)))
+  t.deepEqual(sorted(new Map(got.map((r) => [r.word, r.n]))), sorted(counts))
+  t.is(got.length, counts.size)
+  // \W+ takes the same fused path; a pattern it cannot make a byte table of splits with the regex.
+  t.deepEqual(sorted(new Map(rowsOfTable(await client.compute(wordCount(/\W+/))).map((r) => [r.word, r.n]))), sorted(counts))
+  const spaced = new Map<string, number>()
+  for (const l of [...a, ...b]) for (const w of l.split(/ +|,/)) if (w !== '') spaced.set(w, (spaced.get(w) ?? 0) + 1)
+  t.deepEqual(sorted(new Map(rowsOfTable(await client.compute(wordCount(/ +|,/))).map((r) => [r.word, r.n]))), sorted(spaced))
+
+  // A gzip file is one partition, streamed by the core.
+  writeFileSync(join(dir, 'text', 'z.log.gz'), gzipSync(b.join('\n') + '\n'))
+  const z = frame.readText(join(dir, 'text', 'z.log.gz'), { blocksize: 100 })
+  t.is(z.npartitions, 1)
+  t.deepEqual(rowsOfTable(await client.compute(z)).map((r) => r.line), b)
+
+  writeFileSync(join(dir, 'text', 'latin.txt'), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]))
+  t.deepEqual(rowsOfTable(await client.compute(frame.readText(join(dir, 'text', 'latin.txt'), { encoding: 'latin1' }))), [{ line: 'café' }])
+  const e = await t.throwsAsync(client.compute(frame.readText(join(dir, 'text', 'latin.txt'))), { code: 'ERR_SPILLWAY_READ' })
+  t.true(e!.message.includes('latin.txt') && e!.message.includes('byte 3'), e!.message)
+})

@@ -1,0 +1,144 @@
+//! Arithmetic, fillNull, cast and the date parts: the numeric and temporal
+//! expressions, over the two sides read as one type as comparisons do
+//! (integers as int64, any float as float64; a division is always float64,
+//! as Polars' `/`).
+
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Date32Type, Date64Type, Float64Type, Int64Type, TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType, TimestampSecondType};
+use arrow_array::{Array, ArrayRef, Int32Array, PrimitiveArray, RecordBatch, Scalar};
+use arrow_buffer::NullBuffer;
+use arrow_schema::{DataType, TimeUnit};
+
+use super::expr::{as_type, common_type, eval, spread, Expr, Val};
+use super::{frame_err, frame_error, types};
+use crate::Result;
+
+#[derive(Clone, Copy)]
+pub(crate) enum Arith {
+    Plus,
+    Minus,
+    Times,
+    Divide,
+}
+
+fn both<T: arrow_array::ArrowPrimitiveType>(l: &ArrayRef, r: &ArrayRef, n: usize, f: impl Fn(T::Native, T::Native) -> T::Native) -> PrimitiveArray<T> {
+    let (l, r) = (l.as_primitive::<T>(), r.as_primitive::<T>());
+    let at = |a: &PrimitiveArray<T>, i: usize| a.values()[if a.len() == 1 { 0 } else { i }];
+    let nulls = |a: &PrimitiveArray<T>| a.logical_nulls().map(|nb| if a.len() == 1 && n != 1 { if nb.is_null(0) { NullBuffer::new_null(n) } else { NullBuffer::new_valid(n) } } else { nb });
+    let values: Vec<T::Native> = (0..n).map(|i| f(at(l, i), at(r, i))).collect();
+    PrimitiveArray::<T>::new(values.into(), NullBuffer::union(nulls(l).as_ref(), nulls(r).as_ref()))
+}
+
+/// `left op right`, nulls propagating; integer overflow wraps, as Polars' does.
+pub(crate) fn arith(batch: &RecordBatch, l: &Expr, r: &Expr, op: Arith) -> Result<Val> {
+    let (l, r) = (eval(batch, l)?, eval(batch, r)?);
+    let (lt, rt) = (l.array.data_type().clone(), r.array.data_type().clone());
+    let numeric = |t: &DataType| types::is_numeric(t) || t == &DataType::Null;
+    if !numeric(&lt) || !numeric(&rt) {
+        return Err(frame_error(format!("arithmetic takes numbers, not {lt} and {rt}")));
+    }
+    let mut t = common_type(&lt, &rt)?;
+    if matches!(op, Arith::Divide) || !(t.is_integer() || t == DataType::Null) {
+        t = DataType::Float64;
+    } else {
+        t = DataType::Int64;
+    }
+    let scalar = l.scalar && r.scalar;
+    let n = if scalar { 1 } else { batch.num_rows() };
+    let (l, r) = (as_type(l, &t)?.array, as_type(r, &t)?.array);
+    let out: ArrayRef = if t == DataType::Int64 {
+        Arc::new(both::<Int64Type>(&l, &r, n, |a, b| match op {
+            Arith::Plus => a.wrapping_add(b),
+            Arith::Minus => a.wrapping_sub(b),
+            _ => a.wrapping_mul(b),
+        }))
+    } else {
+        Arc::new(both::<Float64Type>(&l, &r, n, |a, b| match op {
+            Arith::Plus => a + b,
+            Arith::Minus => a - b,
+            Arith::Times => a * b,
+            Arith::Divide => a / b,
+        }))
+    };
+    Ok(Val { array: out, scalar })
+}
+
+/// Nulls of `e` replaced by `value` (both read as their common type).
+pub(crate) fn fill_null(batch: &RecordBatch, e: &Expr, value: &Expr) -> Result<Val> {
+    let (v, f) = (eval(batch, e)?, eval(batch, value)?);
+    let t = common_type(v.array.data_type(), f.array.data_type())?;
+    let scalar = v.scalar && f.scalar;
+    let n = if scalar { 1 } else { batch.num_rows() };
+    let (v, f) = (as_type(v, &t)?, as_type(f, &t)?);
+    let (v, f_scalar) = (spread(v, n)?, f.scalar);
+    let Some(nulls) = v.logical_nulls() else { return Ok(Val { array: v, scalar }) };
+    let mask = arrow_array::BooleanArray::new(nulls.inner().clone(), None);
+    let out = if f_scalar { arrow_select::zip::zip(&mask, &v, &Scalar::new(f.array)) } else { arrow_select::zip::zip(&mask, &v, &f.array) };
+    Ok(Val { array: out.map_err(frame_err("filling nulls"))?, scalar })
+}
+
+/// Arrow's cast (a string that does not parse is an error naming it, as Polars' strict cast).
+pub(crate) fn cast_to(batch: &RecordBatch, e: &Expr, ty: &str) -> Result<Val> {
+    let v = eval(batch, e)?;
+    let t = types::data_type(ty)?;
+    let opts = arrow_cast::CastOptions { safe: false, ..Default::default() };
+    let array = arrow_cast::cast_with_options(&v.array, &t, &opts).map_err(|err| frame_error(format!("cast to {ty}: {err}")))?;
+    Ok(Val { array, scalar: v.scalar })
+}
+
+/// (year, month, day) of days since 1970-01-01 (Howard Hinnant's civil_from_days).
+fn civil(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// Seconds since the epoch of each value, and its unit's sub-second ticks discarded.
+fn seconds(a: &ArrayRef) -> Result<PrimitiveArray<Int64Type>> {
+    let per = |u: &TimeUnit| match u {
+        TimeUnit::Second => 1,
+        TimeUnit::Millisecond => 1_000,
+        TimeUnit::Microsecond => 1_000_000,
+        TimeUnit::Nanosecond => 1_000_000_000,
+    };
+    Ok(match a.data_type() {
+        DataType::Date32 => a.as_primitive::<Date32Type>().unary(|d| i64::from(d) * 86_400),
+        DataType::Date64 => a.as_primitive::<Date64Type>().unary(|ms| ms.div_euclid(1_000)),
+        DataType::Timestamp(u, None) => {
+            let k = per(u);
+            match u {
+                TimeUnit::Second => a.as_primitive::<TimestampSecondType>().unary(|v| v),
+                TimeUnit::Millisecond => a.as_primitive::<TimestampMillisecondType>().unary(|v| v.div_euclid(k)),
+                TimeUnit::Microsecond => a.as_primitive::<TimestampMicrosecondType>().unary(|v| v.div_euclid(k)),
+                TimeUnit::Nanosecond => a.as_primitive::<TimestampNanosecondType>().unary(|v| v.div_euclid(k)),
+            }
+        }
+        t => return Err(frame_error(format!("dt takes a date32, date64 or timestamp column, not {t}"))),
+    })
+}
+
+/// A part of each date or time (UTC): year, month (1–12), day, weekday (1 = Monday … 7, ISO), hour, minute, second.
+pub(crate) fn dt(v: Val, part: &str) -> Result<Val> {
+    let secs = seconds(&v.array)?;
+    let f: fn(i64) -> i64 = match part {
+        "year" => |s| civil(s.div_euclid(86_400)).0,
+        "month" => |s| civil(s.div_euclid(86_400)).1,
+        "day" => |s| civil(s.div_euclid(86_400)).2,
+        "weekday" => |s| (s.div_euclid(86_400) + 3).rem_euclid(7) + 1,
+        "hour" => |s| s.rem_euclid(86_400) / 3_600,
+        "minute" => |s| s.rem_euclid(3_600) / 60,
+        "second" => |s| s.rem_euclid(60),
+        p => return Err(frame_error(format!("unknown date part {p:?}: year, month, day, weekday, hour, minute, second"))),
+    };
+    let out: Int32Array = secs.unary(|s| f(s) as i32);
+    Ok(Val { array: Arc::new(out), scalar: v.scalar })
+}
+

@@ -1,0 +1,95 @@
+// `expr.str` and `expr.dt`: the string and date functions of frame
+// expressions, named as nodejs-polars names them. Patterns given as RegExp
+// are translated to the core's regex syntax here, and checked by the core's
+// engine, so a pattern it cannot run is an error at the line that wrote it.
+// `E` is the Expr class, handed in by expr.ts so this file needs no import
+// of it.
+
+import { ArgumentError, callNativeSync } from '../base/errors'
+import { native } from '../native/binding'
+import type { DatePart, ExprData } from '../wire/frame'
+import { translateRegExp } from './regex'
+
+function pattern(p: string | RegExp, what: string, split: boolean): { pattern: string; regex: boolean } {
+  if (typeof p === 'string') return { pattern: p, regex: false }
+  if (p instanceof RegExp) {
+    const translated = translateRegExp(p, what, split)
+    callNativeSync(() => native.frameCheckPattern(translated))
+    return { pattern: translated, regex: true }
+  }
+  throw new ArgumentError([{ field: 'pattern', value: p, allowed: 'a string or a RegExp' }], what)
+}
+
+const int = (v: unknown, field: string, what: string, least: number): number => {
+  if (!(Number.isSafeInteger(v) && (v as number) >= least)) throw new ArgumentError([{ field, value: v, allowed: `an integer ≥ ${least}` }], what)
+  return v as number
+}
+
+export class ExprStr<E> {
+  constructor(
+    readonly data: ExprData,
+    readonly make: (d: ExprData) => E,
+  ) {}
+
+  /** Whether each string holds `p` (a substring, or a match of a RegExp). */
+  contains(p: string | RegExp): E {
+    return this.make({ op: 'strContains', expr: this.data, ...pattern(p, 'str.contains', false) })
+  }
+  startsWith(prefix: string): E {
+    if (typeof prefix !== 'string') throw new ArgumentError([{ field: 'prefix', value: prefix, allowed: 'a string' }], 'str.startsWith')
+    return this.make({ op: 'strStartsWith', expr: this.data, prefix })
+  }
+  lower(): E {
+    return this.make({ op: 'strLower', expr: this.data })
+  }
+  upper(): E {
+    return this.make({ op: 'strUpper', expr: this.data })
+  }
+  /** Characters (Unicode code points) in each string, as int64. */
+  len(): E {
+    return this.make({ op: 'strLen', expr: this.data })
+  }
+  /** Each string cut at `by` (a string or a RegExp without capturing groups), as a list<utf8> column; `.explode()` gives one row per piece. */
+  split(by: string | RegExp): E {
+    return this.make({ op: 'strSplit', expr: this.data, ...pattern(by, 'str.split', true) })
+  }
+  /** `length` characters from `offset` (from the end when negative), or to the end. */
+  slice(offset: number, length?: number): E {
+    if (!Number.isSafeInteger(offset)) throw new ArgumentError([{ field: 'offset', value: offset, allowed: 'an integer (negative counts from the end)' }], 'str.slice')
+    return this.make({ op: 'strSlice', expr: this.data, offset, ...(length === undefined ? {} : { length: int(length, 'length', 'str.slice', 0) }) })
+  }
+}
+
+export class ExprDt<E> {
+  constructor(
+    readonly data: ExprData,
+    readonly make: (d: ExprData) => E,
+  ) {}
+
+  #part(part: DatePart): E {
+    return this.make({ op: 'dt', expr: this.data, part })
+  }
+  year(): E {
+    return this.#part('year')
+  }
+  /** 1 to 12. */
+  month(): E {
+    return this.#part('month')
+  }
+  day(): E {
+    return this.#part('day')
+  }
+  /** ISO: 1 is Monday, 7 Sunday (as Polars'). */
+  weekday(): E {
+    return this.#part('weekday')
+  }
+  hour(): E {
+    return this.#part('hour')
+  }
+  minute(): E {
+    return this.#part('minute')
+  }
+  second(): E {
+    return this.#part('second')
+  }
+}
