@@ -44,7 +44,6 @@ export interface ClientOptions {
 }
 
 export type { ProgressOption } from './progress'
-
 export class Client {
   dashboardLink: string | undefined
   #closed = false
