@@ -16,7 +16,7 @@ import { currentStore, taskContext, type TaskStore } from './context'
 import type { ShuffleService } from './collections/shuffle/service'
 import { runCollect, runSplit } from './collections/shuffle/tasks'
 import { runRechunkCollect, runRechunkSplit } from './collections/rechunk/rechunk'
-import { runFrameCombine, runFramePartition } from './collections/frame/tasks'
+import { runFrameCombine, runFramePartition, runFrameWrite } from './collections/frame/tasks'
 import { isTypeScriptSyntaxError, prepareTypeScript } from './typescript'
 
 export type Callable = (...args: unknown[]) => unknown
@@ -163,6 +163,7 @@ function nativeCallable(op: string, load: UserFunctions, natives: NativeServices
   if (op === 'bag.aggregate') return (spec, ...partials) => runAggregate(load.forTask(currentStore()), spec as never, ...partials)
   if (op === 'frame.partition') return (plan, ...inputs) => runFramePartition(plan as never, ...inputs)
   if (op === 'frame.combine') return (plan, ...inputs) => runFrameCombine(plan as never, ...inputs)
+  if (op === 'frame.write') return (plan, input) => runFrameWrite(plan as never, input)
   if (op === 'shuffle.split' || op === 'rechunk.split' || op === 'rechunk.collect') {
     const service = natives.shuffle
     if (!service) throw new SpillwayError('ERR_SPILLWAY_PROTOCOL', `${op} needs a worker with a data server`)

@@ -5,10 +5,15 @@
 
 pub mod aggregate;
 pub mod expr;
+pub mod from_ipc;
 pub mod ipc;
 pub mod plan;
 pub mod read;
+pub mod read_ndjson;
+pub mod read_parquet;
+pub mod type_names;
 pub mod types;
+pub mod write;
 
 use crate::Error;
 

@@ -65,7 +65,7 @@ fn read_err(path: &Path, message: impl Into<String>) -> Error {
 }
 
 /// The first `bytes` of a file, cut after its last whole line, without a BOM.
-fn sample(path: &Path, bytes: usize) -> Result<Vec<u8>> {
+pub(crate) fn sample(path: &Path, bytes: usize) -> Result<Vec<u8>> {
     let f = File::open(path).map_err(|e| Error::io("open", path, e))?;
     let mut buf = Vec::with_capacity(bytes.min(1 << 24));
     f.take(bytes as u64 + 1).read_to_end(&mut buf).map_err(|e| Error::io("read", path, e))?;
@@ -118,7 +118,7 @@ pub fn infer_csv_schema(paths: &[PathBuf], opts: &CsvOptions, sample_bytes: usiz
 }
 
 /// The bytes of the lines that begin in [start, end) of the file (to its end without `end`).
-fn block_bytes(path: &Path, start: u64, end: Option<u64>) -> Result<(u64, Vec<u8>)> {
+pub(crate) fn block_bytes(path: &Path, start: u64, end: Option<u64>) -> Result<(u64, Vec<u8>)> {
     let f = File::open(path).map_err(|e| Error::io("open", path, e))?;
     let mut r = BufReader::with_capacity(1 << 20, f);
     let io = |e| Error::io("read", path, e);
