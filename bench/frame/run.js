@@ -6,10 +6,12 @@
 // per repetition, the order rotating; min / median / max, and each peer's
 // ratio of medians (spillway / peer).
 //
-//   node bench/frame/run.js [--case groupby] [--size small|big] [--reps N] [--sides a,b] [--quick] [--json] [--verbose]
+//   node bench/frame/run.js [--case groupby|join|sort|parquet-scan] [--size small|big] [--reps N] [--sides a,b] [--quick] [--json] [--verbose]
 //     --size small  ~600 MB of CSV on 2 × 1 GiB workers: 0.3× their memory (default)
 //     --size big    ~1.5 GB of CSV on 2 × 256 MiB workers: 3× their memory
 //     --quick       ~60 MB of CSV on 2 × 1 GiB workers
+//     --case parquet-scan: a filter (x > 500) then a group-by by cat over the
+//               same data as Parquet (written once by DuckDB); DuckDB alone beside spillway
 'use strict'
 
 const fs = require('node:fs')
@@ -40,6 +42,7 @@ const CASES = {
   groupby: { what: 'group-by of 2 keys with count, sum, mean, min, max', targets: { duckdb: 1.0, dask: 0.25 } },
   join: { what: 'every row joined with the label of its key (a table of one row per key)', targets: { duckdb: 1.0, dask: 0.25 }, dim: true },
   sort: { what: 'every row sorted by k, then x descending', targets: { duckdb: 1.5 } },
+  'parquet-scan': { what: 'a filter (x > 500), then a group-by by cat, over the data as Parquet', targets: { duckdb: 1.0 }, parquet: true, sides: ['spillway', 'duckdb'] },
 }
 const CASE = CASES[opts.case]
 if (!CASE) throw new Error(`--case ${opts.case}: one of ${Object.keys(CASES).join(', ')}`)
@@ -51,18 +54,31 @@ function ensureDim(dir, keys) {
   return file
 }
 
+/** The CSV data as Parquet beside it, written once by DuckDB. */
+async function parquetCopy(csv) {
+  const dir = path.join(csv.dir, 'parquet')
+  const done = path.join(dir, '.done')
+  if (!fs.existsSync(done)) {
+    const out = await runProc(PY, [path.join(__dirname, 'parquet.py'), '--make', '--dir', csv.dir, '--out', dir], pythonEnv(), 900, { verbose: opts.verbose, python: true })
+    if (out.error) throw new Error(`writing the Parquet copy: ${out.error}`)
+    fs.writeFileSync(done, '')
+  }
+  return { ...csv, dir }
+}
+
 const common = (data) => ['--dir', data.dir, '--case', opts.case, ...(data.dim ? ['--dim', data.dim] : [])]
 const SIDES = {
   spillway: (data) => runProc(process.execPath, [path.join(__dirname, 'spillway_side.js'), ...common(data), '--mem', String(SIZE.mem), '--workers', String(WORKERS), '--blocksize', String(SIZE.blocksize)], process.env, 1800, { verbose: opts.verbose }),
-  duckdb: (data) => runProc(PY, [path.join(__dirname, 'duckdb_side.py'), ...common(data), '--mem', String(SIZE.mem * WORKERS), '--threads', String(WORKERS)], pythonEnv(), 1800, { verbose: opts.verbose, python: true }),
+  duckdb: (data) => runProc(PY, [path.join(__dirname, CASE.parquet ? 'parquet.py' : 'duckdb_side.py'), ...common(data), '--mem', String(SIZE.mem * WORKERS), '--threads', String(WORKERS)], pythonEnv(), 1800, { verbose: opts.verbose, python: true }),
   polars: (data) => runProc(PY, [path.join(__dirname, 'polars_side.py'), ...common(data)], { ...pythonEnv(), POLARS_MAX_THREADS: String(WORKERS) }, 1800, { verbose: opts.verbose, python: true }),
   dask: (data) => runProc(PY, [path.join(__dirname, 'dask_side.py'), ...common(data), '--mem', String(SIZE.mem), '--workers', String(WORKERS), '--blocksize', String(SIZE.blocksize)], pythonEnv(), 1800, { verbose: opts.verbose, python: true }),
 }
-const names = opts.sides ? opts.sides.split(',') : Object.keys(SIDES)
+const names = opts.sides ? opts.sides.split(',') : (CASE.sides ?? Object.keys(SIDES))
 for (const n of names) if (!SIDES[n]) throw new Error(`--sides: ${n} is not one of ${Object.keys(SIDES).join(', ')}`)
 
 async function main() {
-  const data = ensureData(SIZE.data)
+  const csv = ensureData(SIZE.data)
+  const data = CASE.parquet ? await parquetCopy(csv) : csv
   if (CASE.dim) data.dim = ensureDim(data.dir, SIZE.data.keys)
   log(`bench/frame ${opts.case} (${CASE.what}): ${data.rows} rows in ${data.files} files at ${data.dir}; ${WORKERS} × ${SIZE.mem / MiB} MiB workers`)
   const results = Object.fromEntries(names.map((n) => [n, []]))

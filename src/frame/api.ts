@@ -8,3 +8,6 @@ export { Frame, GroupBy, type AggOptions, type FrameTable, type FrameBatch, type
 export { readCsv, type FrameCsvOptions } from './readers'
 export type { MapBatchesOptions, ToBagOptions } from './batches'
 export { readText, type FrameTextOptions } from './read-text'
+export { readParquet, type FrameParquetOptions } from './readers-parquet'
+export { readNdjson, type FrameNdjsonOptions } from './readers-ndjson'
+export { fromArrow, type FromArrowOptions } from './from-arrow'

@@ -53,12 +53,13 @@ function csvOptions(o: FrameCsvOptions): CsvOptionsData {
 }
 
 /** The inferred schema with the user's types in place of those they gave, every name they gave checked. */
-function withGivenTypes(inferred: FieldSpec[], given: Record<string, string> | undefined): FieldSpec[] {
+export function withGivenTypes(inferred: FieldSpec[], given: Record<string, string> | undefined, what = 'frame.readCsv'): FieldSpec[] {
+  const bad = (field: string, value: unknown, allowed: string) => new ArgumentError([{ field, value, allowed }], what)
   if (given === undefined) return inferred
   if (given === null || typeof given !== 'object') throw bad('options.schema', given, "an object of column names to types, e.g. { id: 'int64', name: 'utf8' }")
   for (const [name, type] of Object.entries(given)) {
     if (!inferred.some((f) => f.name === name)) {
-      throw new SpillwayError('ERR_SPILLWAY_COLUMN_NOT_FOUND', `frame.readCsv: options.schema names column ${JSON.stringify(name)}, which the files do not have; their columns are ${inferred.map((f) => JSON.stringify(f.name)).join(', ')}`, { column: name })
+      throw new SpillwayError('ERR_SPILLWAY_COLUMN_NOT_FOUND', `${what}: options.schema names column ${JSON.stringify(name)}, which the files do not have; their columns are ${inferred.map((f) => JSON.stringify(f.name)).join(', ')}`, { column: name })
     }
     if (typeof type !== 'string' || !TYPE.test(type)) throw bad(`options.schema.${name}`, type, "a type: 'bool', 'int8'…'int64', 'uint8'…'uint64', 'float32', 'float64', 'utf8', 'date32', 'date64', 'timestamp[s|ms|us|ns]'")
   }

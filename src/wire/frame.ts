@@ -37,8 +37,17 @@ export interface CsvOptionsData {
 }
 
 /** Where a partition's batches come from: a block of a CSV file (the lines that begin in [start, end)), or its inputs' IPC. */
-export type FrameSource = { kind: 'csv'; path: string; start: number; end: number; size: number; mtimeMs: number; options: CsvOptionsData } | { kind: 'inputs' } | { kind: 'text'; path: string; start: number; end: number; size: number; mtimeMs: number; column: string; encoding: 'utf8' | 'latin1' }
+export type FrameSource =
+  | { kind: 'csv'; path: string; start: number; end: number; size: number; mtimeMs: number; options: CsvOptionsData }
+  | { kind: 'inputs' }
+  /** Row groups of a Parquet file (size and mtimeMs key the task to the file's version). */
+  | { kind: 'parquet'; path: string; rowGroups: number[]; size: number; mtimeMs: number }
+  /** The lines of an NDJSON file that begin in [start, end). */
+  | { kind: 'ndjson'; path: string; start: number; end: number; size: number; mtimeMs: number }
   | { kind: 'text'; path: string; start: number; end: number; size: number; mtimeMs: number; column: string; encoding: 'utf8' | 'latin1' }
+
+/** A `frame.write` task's plan (crates/core/src/frame/write.rs). */
+export type FrameWritePlan = { path: string } & ({ format: 'parquet'; compression: string } | { format: 'csv' | 'ndjson' | 'ipc' })
 
 export type FrameStep =
   | { kind: 'filter'; predicate: ExprData }

@@ -17,7 +17,7 @@ import type { ShuffleService } from './collections/shuffle/service'
 import { runCollect, runSplit } from './collections/shuffle/tasks'
 import { runRechunkCollect, runRechunkSplit } from './collections/rechunk/rechunk'
 import { runFrameBoundaries, runFrameCollect, runFrameJoin, runFrameSample, runFrameSplit } from './collections/frame/shuffle-tasks'
-import { runFrameCombine, runFramePartition } from './collections/frame/tasks'
+import { runFrameCombine, runFramePartition, runFrameWrite } from './collections/frame/tasks'
 import { runFromItems, runMapBatches, runToBag } from './collections/frame/batches'
 import { isTypeScriptSyntaxError, prepareTypeScript } from './typescript'
 
@@ -171,6 +171,7 @@ function nativeCallable(op: string, load: UserFunctions, natives: NativeServices
   if (op === 'frame.join') return (plan, ...inputs) => runFrameJoin(plan as never, ...inputs)
   if (op === 'frame.sample') return (plan, ...inputs) => runFrameSample(plan as never, ...inputs)
   if (op === 'frame.boundaries') return (plan, ...inputs) => runFrameBoundaries(plan as never, ...inputs)
+  if (op === 'frame.write') return (plan, input) => runFrameWrite(plan as never, input)
   if (op === 'shuffle.split' || op === 'rechunk.split' || op === 'rechunk.collect' || op === 'frame.split' || op === 'frame.collect') {
     const service = natives.shuffle
     if (!service) throw new SpillwayError('ERR_SPILLWAY_PROTOCOL', `${op} needs a worker with a data server`)

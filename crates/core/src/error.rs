@@ -29,6 +29,8 @@ pub enum Error {
     /// A frame's file that could not be read as asked: a value that does not
     /// fit its column's type, a bad row; names the file and where in it.
     FrameRead { path: PathBuf, message: String },
+    /// A frame's partition that could not be written to its file.
+    FrameWrite { path: PathBuf, message: String },
     /// A frame kernel that failed on its input (a plan that does not fit the
     /// batches, corrupt IPC bytes).
     Frame { message: String },
@@ -47,6 +49,7 @@ impl Error {
             Error::OutputTooLarge { .. } => "ERR_SPILLWAY_TOO_LARGE",
             Error::Closed => "ERR_SPILLWAY_CLOSED",
             Error::FrameRead { .. } => "ERR_SPILLWAY_READ",
+            Error::FrameWrite { .. } => "ERR_SPILLWAY_WRITE",
             Error::Frame { .. } => "ERR_SPILLWAY_FRAME",
         }
     }
@@ -92,6 +95,7 @@ impl fmt::Display for Error {
             }
             Error::Closed => write!(f, "the SpillBuffer is closed"),
             Error::FrameRead { path, message } => write!(f, "reading {}: {message}", path.display()),
+            Error::FrameWrite { path, message } => write!(f, "could not write {}: {message}", path.display()),
             Error::Frame { message } => write!(f, "{message}"),
         }
     }

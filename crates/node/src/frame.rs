@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use spillway_core::frame::plan;
+use spillway_core::frame::{from_ipc, plan, read_ndjson, read_parquet, write};
 
 use crate::error::{to_js, to_u64};
 
@@ -24,10 +24,26 @@ pub fn frame_check_pattern(pattern: String) -> Result<()> {
     plan::check_pattern(&pattern).map_err(to_js)
 }
 
+/// The unified schema of Parquet files and each file's row groups (JSON
+/// `{ schema, rowGroups }`), from their footers, on the calling thread.
+#[napi]
+pub fn frame_infer_parquet(paths: Vec<String>, columns: Option<Vec<String>>) -> Result<String> {
+    let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();
+    read_parquet::infer_parquet_json(&paths, columns.as_deref()).map_err(to_js)
+}
+
+/// The unified schema of NDJSON files, as frame_infer_csv's, from the first `sample_bytes` of each.
+#[napi]
+pub fn frame_infer_ndjson(paths: Vec<String>, columns: Option<Vec<String>>, sample_bytes: f64) -> Result<String> {
+    let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();
+    read_ndjson::infer_ndjson_json(&paths, columns.as_deref(), to_u64("sampleBytes", sample_bytes)? as usize).map_err(to_js)
+}
+
 #[derive(Clone, Copy)]
 enum Kind {
     Partition,
     Combine,
+    Write,
 }
 
 pub struct FrameTask {
@@ -45,6 +61,7 @@ impl Task for FrameTask {
         match self.kind {
             Kind::Partition => plan::run_partition(&self.plan, &inputs),
             Kind::Combine => plan::run_combine(&self.plan, &inputs),
+            Kind::Write => write::write_partition(&self.plan, &inputs).map(String::into_bytes),
         }
         .map_err(to_js)
     }
@@ -65,4 +82,27 @@ pub fn frame_run_partition(plan: String, inputs: Vec<Buffer>) -> AsyncTask<Frame
 #[napi(ts_return_type = "Promise<Buffer>")]
 pub fn frame_run_combine(plan: String, inputs: Vec<Buffer>) -> AsyncTask<FrameTask> {
     AsyncTask::new(FrameTask { kind: Kind::Combine, plan, inputs })
+}
+
+/// A partition (its IPC bytes) written to a file as the plan says; the path
+/// written, as UTF-8 bytes.
+#[napi(ts_return_type = "Promise<Buffer>")]
+pub fn frame_write_partition(plan: String, inputs: Vec<Buffer>) -> AsyncTask<FrameTask> {
+    AsyncTask::new(FrameTask { kind: Kind::Write, plan, inputs })
+}
+
+#[napi(object)]
+pub struct FrameSplit {
+    /// `[{ name, type, nullable }]` JSON.
+    pub schema: String,
+    pub parts: Vec<Buffer>,
+}
+
+/// An apache-arrow table's IPC stream cut into `n` partitions of
+/// consecutive rows (fromArrow), on the calling thread: the table is in
+/// memory already, and its frame's schema is known when it is built.
+#[napi]
+pub fn frame_split_ipc(bytes: Buffer, n: u32) -> Result<FrameSplit> {
+    let (schema, parts) = from_ipc::split_ipc(&bytes, n as usize).map_err(to_js)?;
+    Ok(FrameSplit { schema, parts: parts.into_iter().map(Buffer::from).collect() })
 }

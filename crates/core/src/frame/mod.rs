@@ -11,17 +11,22 @@ pub mod expr;
 mod expr_fns;
 mod expr_str;
 mod explode;
+pub mod from_ipc;
 pub mod ipc;
 pub mod join;
 pub mod partition;
 pub mod plan;
 pub mod read;
+pub mod read_ndjson;
+pub mod read_parquet;
 pub mod read_text;
 pub mod shuffle;
 pub mod sort;
+pub mod type_names;
 mod whole;
 mod wordcount;
 pub mod types;
+pub mod write;
 
 use crate::Error;
 

@@ -28,6 +28,11 @@ pub enum Source {
     Inputs,
     /// The lines that begin in [start, end) of a text file, as one utf8 column.
     Text { path: PathBuf, start: u64, end: Option<u64>, column: String, encoding: Encoding },
+    /// Some row groups of a Parquet file (read_parquet.rs).
+    #[serde(rename_all = "camelCase")]
+    Parquet { path: PathBuf, row_groups: Vec<usize> },
+    /// The lines of an NDJSON file that begin in [start, end) (read_ndjson.rs).
+    Ndjson { path: PathBuf, start: u64, end: Option<u64> },
 }
 
 #[derive(Debug, Deserialize)]
@@ -105,6 +110,15 @@ pub fn run_partition(plan_json: &str, input: &[&[u8]]) -> Result<Vec<u8>> {
     let declared = types::from_specs(&plan.schema)?;
     let (schema, mut batches) = match &plan.source {
         Source::Csv { path, start, end, options } => (declared.clone(), read::read_csv_block(path, *start, *end, &declared, options)?),
+        Source::Parquet { path, row_groups } => {
+            // Row groups whose statistics rule out every row of the first filter are not read.
+            let prune = match plan.steps.first() {
+                Some(Step::Filter { predicate }) => Some(predicate),
+                _ => None,
+            };
+            (declared.clone(), super::read_parquet::read_parquet(path, row_groups, &declared, prune)?)
+        }
+        Source::Ndjson { path, start, end } => (declared.clone(), super::read_ndjson::read_ndjson_block(path, *start, *end, &declared)?),
         Source::Inputs => {
             let (s, b) = inputs(input)?;
             (s.unwrap_or(declared), b)

@@ -65,7 +65,7 @@ pub(crate) fn read_err(path: &Path, message: impl Into<String>) -> Error {
 }
 
 /// The first `bytes` of a file, cut after its last whole line, without a BOM.
-fn sample(path: &Path, bytes: usize) -> Result<Vec<u8>> {
+pub(crate) fn sample(path: &Path, bytes: usize) -> Result<Vec<u8>> {
     let f = File::open(path).map_err(|e| Error::io("open", path, e))?;
     let mut buf = Vec::with_capacity(bytes.min(1 << 24));
     f.take(bytes as u64 + 1).read_to_end(&mut buf).map_err(|e| Error::io("read", path, e))?;

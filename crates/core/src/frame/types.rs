@@ -51,8 +51,8 @@ pub fn type_name(t: &DataType) -> Result<String> {
         let (n, _) = UNITS.iter().find(|(_, x)| x == u).expect("every unit is listed");
         return Ok(format!("timestamp[{n}]"));
     }
-    if let DataType::List(f) = t {
-        return Ok(format!("list<{}>", type_name(f.data_type())?));
+    if let Some(n) = super::type_names::extended_name(t)? {
+        return Ok(n);
     }
     Err(frame_error(format!("frames do not handle Arrow type {t} yet")))
 }
@@ -66,11 +66,11 @@ pub fn data_type(name: &str) -> Result<DataType> {
             return Ok(DataType::Timestamp(*u, None));
         }
     }
-    if let Some(item) = name.strip_prefix("list<").and_then(|r| r.strip_suffix('>')) {
-        return Ok(DataType::List(Arc::new(Field::new_list_field(data_type(item)?, true))));
+    if let Some(t) = super::type_names::parse_extended(name) {
+        return Ok(t);
     }
     let names: Vec<&str> = TYPES.iter().map(|(n, _)| *n).collect();
-    Err(frame_error(format!("unknown column type {name:?}: types are {}, timestamp[s|ms|us|ns]", names.join(", "))))
+    Err(frame_error(format!("unknown column type {name:?}: types are {}, timestamp[s|ms|us|ns], timestamp[us, UTC], decimal128(p, s), binary, list<T>, struct<\"name\": T, …>", names.join(", "))))
 }
 
 pub fn to_specs(schema: &Schema) -> Result<Vec<FieldSpec>> {

@@ -5,7 +5,7 @@
 
 import { callNative, ownTaskError, SpillwayError } from '../../../base/errors'
 import { native } from '../../../native/binding'
-import type { CombinePlan, PartitionPlan } from '../../../wire/frame'
+import type { CombinePlan, FrameWritePlan, PartitionPlan } from '../../../wire/frame'
 
 export function ipcOf(v: unknown, i: number): Buffer {
   if (!ArrayBuffer.isView(v)) throw ownTaskError('ERR_SPILLWAY_PROTOCOL', `a frame task's input ${i} is ${v === null ? 'null' : typeof v}, not a partition's IPC bytes`)
@@ -30,4 +30,11 @@ export function runFramePartition(plan: PartitionPlan, ...inputs: unknown[]): Pr
 export function runFrameCombine(plan: CombinePlan, ...inputs: unknown[]): Promise<Buffer> {
   const bytes = inputs.map(ipcOf)
   return run(() => native.frameRunCombine(JSON.stringify(plan), bytes))
+}
+
+/** A partition written to its file by the core; a bag partition of the one path written. */
+export async function runFrameWrite(plan: FrameWritePlan, input: unknown): Promise<string[]> {
+  const bytes = ipcOf(input, 0)
+  const path = await run(() => native.frameWritePartition(JSON.stringify(plan), [bytes]))
+  return [path.toString('utf8')]
 }
