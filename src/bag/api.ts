@@ -3,3 +3,5 @@
 export { Bag, BagItem, BagTake, type KeyOf, type ReductionOptions } from './bag'
 export { readText, fromSequence, type ReadTextOptions, type FromSequenceOptions } from './readers'
 export { readCsv, readParquet, type ReadCsvOptions, type ReadParquetOptions } from './readers-tabular'
+export { fromAsyncIterable, type FromAsyncIterableOptions, type ScatterTarget, type StreamSource } from './stream-source'
+export type { ToCsvOptions } from './writers'

@@ -15,6 +15,7 @@ import { callInTask, callInTask2, runInStore, type TaskStore } from '../../conte
 import { csvItems, parquetItems } from './tabular'
 import { textPartition } from './text-blocks'
 import { writeLines } from './text-writer'
+import { writeCsv } from './csv-writer'
 
 export interface FunctionLoader {
   get(desc: FnDesc): Promise<Fn>
@@ -106,7 +107,7 @@ async function pullSteps(load: FunctionLoader, spec: PartitionSpec, items: Itera
   for (let i = 0; i < upTo; i++) {
     const s = spec.steps[i]
     // A write consumes the items before it: the next steps see its path.
-    if (s.op === 'write') items = [await writeLines(s.pattern.replace('*', String(spec.index)), items, s.compression)]
+    if (s.op === 'write') items = [await (s.csv ? writeCsv(s.pattern.replace('*', String(spec.index)), items, s.compression, s.csv) : writeLines(s.pattern.replace('*', String(spec.index)), items, s.compression))]
     else if (s.op === 'join-broadcast') {
       const small = extra[s.input] as unknown[]
       const pairs = pairsBound(load, spec, i)
