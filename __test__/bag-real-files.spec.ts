@@ -91,7 +91,7 @@ test.serial('readParquet refuses a codec no writer of today uses (LZO) when the 
 test.serial('readParquet: INT64 as numbers by default (refused past 2^53 naming column and row), as bigints with int64: "bigint"; sum keeps bigints exact', async (t) => {
   const { parquetWriteFile } = await import('hyparquet-writer')
   const small = join(dir, 'int64.parquet')
-  parquetWriteFile({ filename: small, codec: 'ZSTD', compressors: PARQUET_COMPRESSORS, columnData: [{ name: 'n', data: [1n, 2n, -3n, 40n], type: 'INT64' }], rowGroupSize: 2 })
+  parquetWriteFile({ filename: small, codec: 'GZIP', compressors: PARQUET_COMPRESSORS, columnData: [{ name: 'n', data: [1n, 2n, -3n, 40n], type: 'INT64' }], rowGroupSize: 2 })
   t.deepEqual(await client.compute(bag.readParquet(small).pluck('n')), [1, 2, -3, 40])
   t.is(await client.compute(bag.readParquet(small).pluck('n').sum()), 40)
   t.deepEqual(await client.compute(bag.readParquet(small, { int64: 'bigint' }).pluck('n')), [1n, 2n, -3n, 40n])
