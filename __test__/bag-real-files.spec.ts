@@ -140,3 +140,23 @@ test.serial('toCsv writes each partition\'s records as a CSV file (quoted as nee
   t.throws(() => bag.fromSequence([{}]).toCsv(join(out, 'x.csv')), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /pattern/ })
   t.throws(() => bag.fromSequence([{}]).toCsv(join(out, 'x-*.csv'), { delimiter: '"' }), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /options\.delimiter/ })
 })
+
+test.serial('toParquet writes each partition\'s records as a Parquet file, row groups as items come, that readParquet reads back', async (t) => {
+  const { readdirSync } = await import('node:fs')
+  const out = join(dir, 'parquet-out')
+  const rows = Array.from({ length: 3000 }, (_, i) => ({ id: i, word: `w${i % 7}`, x: i / 4, n: BigInt(i) * 3n }))
+  for (const codec of ['SNAPPY', 'GZIP', 'BROTLI', 'ZSTD', 'LZ4_RAW', 'UNCOMPRESSED'] as const) {
+    const paths = await client.compute(bag.fromSequence(rows, { npartitions: 3 }).toParquet(join(out, codec, 'part-*.parquet'), { codec, rowGroupSize: 400 }))
+    t.deepEqual(paths, [0, 1, 2].map((i) => join(out, codec, `part-${i}.parquet`)), codec)
+    const back = bag.readParquet(join(out, codec, 'part-*.parquet'), { int64: 'bigint' })
+    t.is(back.npartitions, 9, `${codec}: 1000 rows a file, 400 a row group`)
+    t.deepEqual(await client.compute(back), rows, codec)
+    t.deepEqual(readdirSync(join(out, codec)).filter((f) => f.endsWith('.tmp')), [], 'no temporary file left')
+  }
+  const [sel] = await client.compute(bag.fromSequence(rows.slice(0, 3), { npartitions: 1 }).toParquet(join(out, 'sel-*.parquet'), { columns: ['x', 'id'] }))
+  t.deepEqual(await client.compute(bag.readParquet(sel)), [{ x: 0, id: 0 }, { x: 0.25, id: 1 }, { x: 0.5, id: 2 }])
+  const err = await t.throwsAsync(client.compute(bag.fromSequence([1], { npartitions: 1 }).toParquet(join(out, 'bad-*.parquet'))))
+  t.is((err as any).code, 'ERR_SPILLWAY_WRITE')
+  t.regex(err!.message, /bad-0\.parquet: item 0 of its partition is a number, not a record/)
+  t.throws(() => bag.fromSequence([{}]).toParquet(join(out, 'x-*.parquet'), { codec: 'LZO' as any }), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /options\.codec/ })
+})

@@ -11,7 +11,7 @@ import type { ResolvableArgs, TaskFn } from '../futures/typing'
 import { hashOf, partitionTasks, partsKey, treeTasks, type PartDef } from './graph'
 import { shuffled, type ShuffleSide } from './shuffle'
 import { NO_UPSTREAM, treeTaskCount, upstreamOf, type Upstream } from './upstream'
-import { csvStep, textfilesStep, type ToCsvOptions, type WriteCompression } from './writers'
+import { csvStep, parquetStep, textfilesStep, type ToCsvOptions, type ToParquetOptions, type WriteCompression } from './writers'
 import { keySpec, npartitionsOf, positiveInt, splitEveryOf, stepFn, type ReductionOptions, type ShuffleOptions } from './options'
 
 export type { ReductionOptions, ShuffleOptions } from './options'
@@ -141,6 +141,11 @@ export class Bag<T = unknown> {
    */
   toTextfiles(pattern: string, options: { compression?: WriteCompression } = {}): Bag<string> {
     return this.#with(textfilesStep(pattern, options), 'to-textfiles')
+  }
+
+  /** Writes each partition's records (objects) as a Parquet file, as toTextfiles writes lines (see ToParquetOptions). */
+  toParquet(pattern: string, options: ToParquetOptions = {}): Bag<string> {
+    return this.#with(parquetStep(pattern, options), 'to-parquet')
   }
 
   /** Writes each partition's records (objects) as a CSV file, as toTextfiles writes lines (see ToCsvOptions). */

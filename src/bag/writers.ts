@@ -58,3 +58,28 @@ export function csvStep(pattern: unknown, options: ToCsvOptions): Step {
   if (typeof delimiter !== 'string' || delimiter.length === 0 || /["\r\n]/.test(delimiter)) throw bad('options.delimiter', delimiter, 'a non-empty string without a quote or a newline', what)
   return { op: 'write', pattern: full, compression: compressionOf(full, options.compression, what), csv: { header, delimiter, ...(columns ? { columns } : {}) } }
 }
+
+export interface ToParquetOptions {
+  /** The columns, in order (default: the first record's keys). */
+  columns?: string[]
+  /** 'SNAPPY' (default), 'ZSTD', 'GZIP', 'BROTLI', 'LZ4_RAW' or 'UNCOMPRESSED'. */
+  codec?: 'SNAPPY' | 'ZSTD' | 'GZIP' | 'BROTLI' | 'LZ4_RAW' | 'UNCOMPRESSED'
+  /** Rows per row group (default: hyparquet-writer's, from 1 000 growing to 100 000). */
+  rowGroupSize?: number
+}
+
+const PARQUET_OPTIONS = new Set(['columns', 'codec', 'rowGroupSize'])
+const WRITE_CODECS = ['SNAPPY', 'ZSTD', 'GZIP', 'BROTLI', 'LZ4_RAW', 'UNCOMPRESSED']
+
+export function parquetStep(pattern: unknown, options: ToParquetOptions): Step {
+  const what = 'toParquet'
+  if (options === null || typeof options !== 'object') throw bad('options', options, `an object { ${[...PARQUET_OPTIONS].join(', ')} }`, what)
+  for (const k of Object.keys(options)) if (!PARQUET_OPTIONS.has(k)) throw bad(`options.${k}`, (options as any)[k], `one of ${[...PARQUET_OPTIONS].join(', ')}`, what)
+  const full = writePattern(pattern, what)
+  const { columns, rowGroupSize } = options
+  if (columns !== undefined && !(Array.isArray(columns) && columns.length > 0 && columns.every((c) => typeof c === 'string'))) throw bad('options.columns', columns, 'a non-empty array of column names', what)
+  const codec = options.codec ?? 'SNAPPY'
+  if (!WRITE_CODECS.includes(codec)) throw bad('options.codec', codec, WRITE_CODECS.map((c) => `'${c}'`).join(', '), what)
+  if (rowGroupSize !== undefined && !(Number.isSafeInteger(rowGroupSize) && rowGroupSize >= 1)) throw bad('options.rowGroupSize', rowGroupSize, 'a positive integer (rows)', what)
+  return { op: 'write', pattern: full, compression: undefined, parquet: { codec, ...(columns ? { columns } : {}), ...(rowGroupSize ? { rowGroupSize } : {}) } }
+}

@@ -66,13 +66,20 @@ export type Step =
    */
   | { op: 'join-broadcast'; input: number; how: 'inner' | 'left'; leftKey: KeySpec; rightKey: KeySpec }
   /** Writes the partition's items as lines (or CSV records, with `csv`) to `pattern` with '*' as its index; yields the path. */
-  | { op: 'write'; pattern: string; compression: Compression; csv?: CsvFormat }
+  | { op: 'write'; pattern: string; compression: Compression; csv?: CsvFormat; parquet?: ParquetFormat }
 
 /** How toCsv writes records: `columns` (else the first record's keys), a header line, the delimiter. */
 export interface CsvFormat {
   columns?: string[]
   header: boolean
   delimiter: string
+}
+
+/** How toParquet writes records: `columns` (else the first record's keys), the codec, rows per row group. */
+export interface ParquetFormat {
+  columns?: string[]
+  codec: string
+  rowGroupSize?: number
 }
 
 /** How a key is taken from an item: a function, or a field name. */

@@ -47,15 +47,22 @@ function* batched(chunks: Iterable<string>): Iterable<Buffer> {
  * made whole, as the core's encoders take whole buffers.
  */
 export async function writeChunks(path: string, chunks: Iterable<string>, compression: Compression): Promise<string> {
+  return writeAtomically(path, async (tmp) => {
+    if (compression === 'zstd' || compression === 'lz4') await writeFile(tmp, await compressFile(Buffer.concat([...batched(chunks)]), compression))
+    else if (compression === 'gzip') await pipeline(Readable.from(batched(chunks)), createGzip(), createWriteStream(tmp))
+    else await pipeline(Readable.from(batched(chunks)), createWriteStream(tmp))
+  })
+}
+
+/** `write(tmp)` makes the file under a temporary name beside `path`, then it is renamed to `path`; on failure nothing is left. */
+export async function writeAtomically(path: string, write: (tmp: string) => Promise<void>): Promise<string> {
   const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`)
   try {
     await mkdir(dirname(path), { recursive: true })
     // An earlier run of this task killed mid-write left its temporary file: this run replaces it.
     const stale = `.${basename(path)}.`
     for (const f of await readdir(dirname(path))) if (f.startsWith(stale) && f.endsWith('.tmp')) await rm(join(dirname(path), f), { force: true })
-    if (compression === 'zstd' || compression === 'lz4') await writeFile(tmp, await compressFile(Buffer.concat([...batched(chunks)]), compression))
-    else if (compression === 'gzip') await pipeline(Readable.from(batched(chunks)), createGzip(), createWriteStream(tmp))
-    else await pipeline(Readable.from(batched(chunks)), createWriteStream(tmp))
+    await write(tmp)
     await rename(tmp, path)
   } catch (e: any) {
     // The cause may be that the directory cannot exist (a component is a file): cleaning up then fails too.
