@@ -19,6 +19,9 @@ export type { ReductionOptions, ShuffleOptions } from './options'
 /** A key taken from an item: a function of it (its return value is the key, `K`), or one of its fields. */
 export type KeyOf<T, K = any> = TaskFn<(item: T) => K> | (unknown extends T ? string | number : T extends object ? keyof T & (string | number) : never)
 
+/** What `sum` gives: a bigint for a bag of bigints, else a number (a bag of `any` too). */
+export type SumOf<T> = 0 extends 1 & T ? number : [T] extends [bigint] ? bigint : number
+
 /** What a bag's tasks need of the client that persisted it. */
 export interface BagOwner {
   release(keys: string[]): void
@@ -278,7 +281,7 @@ export class Bag<T = unknown> {
   }
 
   /** A number, or a bigint for bigint items (the two are never mixed: ERR_SPILLWAY_MIXED_NUMBERS). */
-  sum(options?: ReductionOptions): BagItem<T extends bigint ? bigint : number> {
+  sum(options?: ReductionOptions): BagItem<SumOf<T>> {
     return this.#reduce('sum', { op: 'sum' }, options)
   }
 
