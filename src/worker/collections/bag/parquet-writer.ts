@@ -14,26 +14,27 @@ import { kindOf, writeAtomically } from './text-writer'
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { fileWriter } = require('hyparquet-writer/src/node.js') as { fileWriter: (filename: string) => Parameters<typeof parquetWriteRows>[0]['writer'] }
 
-function* checkedRecords(path: string, first: IteratorResult<unknown>, rest: Iterator<unknown>): Iterable<Record<string, unknown>> {
-  let i = 0
-  for (let r = first; !r.done; r = rest.next()) {
-    const v = r.value
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) {
-      throw ownTaskError('ERR_SPILLWAY_WRITE', `could not write ${path}: item ${i} of its partition is ${kindOf(v)}, not a record (an object of fields); map the items to objects first`, { path, item: i, type: kindOf(v) })
-    }
-    yield v as Record<string, unknown>
-    i++
+function record(path: string, v: unknown, i: number): Record<string, unknown> {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+    throw ownTaskError('ERR_SPILLWAY_WRITE', `could not write ${path}: item ${i} of its partition is ${kindOf(v)}, not a record (an object of fields); map the items to objects first`, { path, item: i, type: kindOf(v) })
   }
+  return v as Record<string, unknown>
+}
+
+function* checkedRecords(path: string, first: Record<string, unknown>, rest: Iterator<unknown>): Iterable<Record<string, unknown>> {
+  yield first
+  let i = 1
+  for (let r = rest.next(); !r.done; r = rest.next()) yield record(path, r.value, i++)
 }
 
 export function writeParquet(path: string, items: Iterable<unknown>, f: ParquetFormat): Promise<string> {
   return writeAtomically(path, async (tmp) => {
     const it = items[Symbol.iterator]()
-    const first = it.next()
-    const names = f.columns ?? (first.done ? [] : Object.keys((first.value ?? {}) as object))
-    if (names.length === 0) {
-      throw ownTaskError('ERR_SPILLWAY_WRITE', `could not write ${path}: its partition is empty and toParquet was given no columns, so the file would have no schema; pass columns with their types' first values, or filter out empty partitions`, { path })
-    }
+    const head = it.next()
+    // The column types come from the rows: an empty partition has none to give.
+    if (head.done) throw ownTaskError('ERR_SPILLWAY_WRITE', `could not write ${path}: its partition is empty, and a Parquet file's column types come from its rows; repartition the bag, or filter out what empties a partition, first`, { path })
+    const first = record(path, head.value, 0)
+    const names = f.columns ?? Object.keys(first)
     await parquetWriteRows({
       writer: fileWriter(tmp),
       rows: checkedRecords(path, first, it),
