@@ -3,9 +3,7 @@
 // pile up on the bag and are fused into one task per partition when it
 // runs; reductions run per partition, then as a tree.
 
-import { basename, resolve } from 'node:path'
 import { ArgumentError } from '../base/errors'
-import { compressionOfName } from '../native/file-codecs'
 import type { TaskSubmission } from '../scheduler/scheduler'
 import type { Collect, KeySpec, Partitioner, Reducer, Step, StepFn } from '../wire/bag'
 import { functionLabel, type TaskFunction } from '../wire/functions'
@@ -13,6 +11,7 @@ import type { ResolvableArgs, TaskFn } from '../futures/typing'
 import { hashOf, partitionTasks, partsKey, treeTasks, type PartDef } from './graph'
 import { shuffled, type ShuffleSide } from './shuffle'
 import { NO_UPSTREAM, treeTaskCount, upstreamOf, type Upstream } from './upstream'
+import { csvStep, parquetStep, textfilesStep, type ToCsvOptions, type ToParquetOptions, type WriteCompression } from './writers'
 import { concurrencyOf, keySpec, npartitionsOf, positiveInt, splitEveryOf, splitStepOptions, stepFn, type ReductionOptions, type ShuffleOptions, type StepOptions } from './options'
 
 export type { ReductionOptions, ShuffleOptions, StepOptions } from './options'
@@ -22,6 +21,8 @@ export type KeyOf<T, K = any> = TaskFn<(item: T) => K> | (unknown extends T ? st
 
 /** What a step that makes items may return: an iterable of them, its promise, or an async iterable. */
 export type ItemsOf<R> = Iterable<R> | Promise<Iterable<R>> | AsyncIterable<R>
+/** What `sum` gives: a bigint for a bag of bigints, else a number (a bag of `any` too). */
+export type SumOf<T> = 0 extends 1 & T ? number : [T] extends [bigint] ? bigint : number
 
 /** What a bag's tasks need of the client that persisted it. */
 export interface BagOwner {
@@ -155,16 +156,18 @@ export class Bag<T = unknown> {
    * the partition's index (compressed as its name says — .gz, .zst, .lz4 — or by `compression`).
    * Lazy: `client.compute` of the result writes and gives the paths.
    */
-  toTextfiles(pattern: string, options: { compression?: 'infer' | 'gzip' | 'zstd' | 'lz4' | 'none' } = {}): Bag<string> {
-    // Checked on the resolved path: '..' after a '*' would send every partition to one file.
-    const full = typeof pattern === 'string' ? resolve(pattern) : ''
-    if (typeof pattern !== 'string' || full.split('*').length !== 2 || !basename(full).includes('*')) {
-      throw new ArgumentError([{ field: 'pattern', value: pattern, allowed: "a path with one '*' in its file name, where each partition's index goes, e.g. '/out/part-*.txt' (not in a directory, nor one that '..' takes away)" }], 'toTextfiles')
-    }
-    const c = options.compression ?? 'infer'
-    if (!['infer', 'gzip', 'zstd', 'lz4', 'none'].includes(c)) throw new ArgumentError([{ field: 'options.compression', value: c, allowed: "'infer', 'gzip', 'zstd', 'lz4' or 'none'" }], 'toTextfiles')
-    const compression = c === 'infer' ? compressionOfName(pattern) : c === 'none' ? undefined : c
-    return this.#with({ op: 'write', pattern: full, compression }, 'to-textfiles')
+  toTextfiles(pattern: string, options: { compression?: WriteCompression } = {}): Bag<string> {
+    return this.#with(textfilesStep(pattern, options), 'to-textfiles')
+  }
+
+  /** Writes each partition's records (objects) as a Parquet file, as toTextfiles writes lines (see ToParquetOptions). */
+  toParquet(pattern: string, options: ToParquetOptions = {}): Bag<string> {
+    return this.#with(parquetStep(pattern, options), 'to-parquet')
+  }
+
+  /** Writes each partition's records (objects) as a CSV file, as toTextfiles writes lines (see ToCsvOptions). */
+  toCsv(pattern: string, options: ToCsvOptions = {}): Bag<string> {
+    return this.#with(csvStep(pattern, options), 'to-csv')
   }
 
   /** This bag's partitions followed by `others'`. */
@@ -291,7 +294,8 @@ export class Bag<T = unknown> {
     return this.#reduce('count', { op: 'count' }, options)
   }
 
-  sum(options?: ReductionOptions): BagItem<number> {
+  /** A number, or a bigint for bigint items (the two are never mixed: ERR_SPILLWAY_MIXED_NUMBERS). */
+  sum(options?: ReductionOptions): BagItem<SumOf<T>> {
     return this.#reduce('sum', { op: 'sum' }, options)
   }
 

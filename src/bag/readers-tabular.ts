@@ -20,6 +20,18 @@ export interface ReadCsvOptions {
   blocksize?: number | string
   /** Field delimiter, default ','. */
   delimiter?: string
+  /** The quote character, default '"'; false when fields are never quoted (a '"' is then an ordinary character). */
+  quote?: string | false
+  /** Strip a byte order mark before the header (default true: Excel's "CSV UTF-8" starts with one, and its first column must read "id", not "\uFEFFid"). */
+  bom?: boolean
+  /**
+   * Fields that are numbers as written ('12', '-0.5', '1e3') become numbers
+   * (default false: every field is a string). An integer past 2^53, which
+   * a number would round, stays a string; '' stays ''.
+   */
+  cast?: boolean
+  /** Only these columns, by their header names (a file whose header lacks one fails when the bag is built). */
+  columns?: string[]
   encoding?: BufferEncoding
   /** Bytes not valid in the encoding: 'strict' (default) fails naming the file and byte, 'replace' reads U+FFFD for them. */
   errors?: 'strict' | 'replace'
@@ -32,7 +44,7 @@ export interface ReadCsvOptions {
   quotedNewlines?: boolean
 }
 
-const CSV_OPTIONS = new Set(['blocksize', 'delimiter', 'encoding', 'errors', 'quotedNewlines'])
+const CSV_OPTIONS = new Set(['blocksize', 'bom', 'cast', 'columns', 'delimiter', 'encoding', 'errors', 'quote', 'quotedNewlines'])
 
 function bad(field: string, value: unknown, allowed: string, what: string): ArgumentError {
   return new ArgumentError([{ field, value, allowed }], what)
@@ -51,22 +63,29 @@ function readPrefix(path: string, position: number, length: number): Buffer {
 }
 
 /** The length of the header record in `text`: up to its first newline outside quotes (a header's quoted field may hold one). */
-function headerLength(text: string): number {
+function headerLength(text: string, quote: string): number {
   let quoted = false
   for (let i = 0; i < text.length; i++) {
     const c = text[i]
-    if (c === '"') quoted = !quoted
+    if (c === quote) quoted = !quoted
     else if (c === '\n' && !quoted) return i
   }
   return text.length
 }
 
-/** A file's column names and the bytes its header takes (with its newline). */
-function headerOf(path: string, encoding: BufferEncoding, delimiter: string, decode: { errors?: 'replace' }): { cols: string[]; bytes: number } {
+interface CsvDialect {
+  delimiter: string
+  /** '' when fields are never quoted. */
+  quote: string
+  bom: boolean
+}
+
+/** A file's column names and the bytes its header takes (with its newline and any byte order mark). */
+function headerOf(path: string, encoding: BufferEncoding, dialect: CsvDialect, decode: { errors?: 'replace' }): { cols: string[]; bytes: number } {
   let head = readPrefix(path, 0, 1 << 20)
   if (codeUnit(encoding) === 2) head = head.subarray(0, head.length & ~1)
   const text = head.toString(encoding)
-  const len = headerLength(text)
+  const len = headerLength(text, dialect.quote)
   const line = text.slice(0, len)
   const bytes = Buffer.byteLength(line, encoding)
   if (decode.errors !== 'replace' && isUtf8Encoding(encoding) && !isUtf8(head.subarray(0, bytes))) {
@@ -74,12 +93,35 @@ function headerOf(path: string, encoding: BufferEncoding, delimiter: string, dec
   }
   let cols: string[] | undefined
   try {
-    ;[cols] = parse(line, { delimiter }) as string[][]
+    // The mark decodes to U+FEFF in UTF-8 and UTF-16 alike.
+    const record = dialect.bom && line.startsWith('\uFEFF') ? line.slice(1) : line
+    ;[cols] = parse(record, { delimiter: dialect.delimiter, ...(dialect.quote ? { quote: dialect.quote, escape: dialect.quote } : { quote: false }) }) as string[][]
   } catch (e: any) {
     throw new SpillwayError('ERR_SPILLWAY_READ', `readCsv: ${path}'s header (its first record) is not valid CSV: ${e?.message ?? e}`, { path })
   }
   if (!cols?.length) throw new SpillwayError('ERR_SPILLWAY_READ', `readCsv: ${path} has no header line`, { path })
   return { cols, bytes: Math.min(head.length, bytes + Buffer.byteLength('\n', encoding)) }
+}
+
+/** The delimiter, quote and bom options, checked. */
+function csvDialect(options: ReadCsvOptions, what: string): CsvDialect {
+  const delimiter = options.delimiter ?? ','
+  if (typeof delimiter !== 'string' || delimiter.length === 0 || /[\r\n]/.test(delimiter)) throw bad('options.delimiter', delimiter, 'a non-empty string without a newline', what)
+  const q = options.quote ?? '"'
+  if (!(q === false || (typeof q === 'string' && q.length === 1 && !/[\r\n]/.test(q)))) throw bad('options.quote', q, "one character (default '\"'), or false when fields are never quoted", what)
+  const quote = q === false ? '' : q
+  if (quote && delimiter.includes(quote)) throw bad('options.quote', q, `a character not in the delimiter ${JSON.stringify(delimiter)}`, what)
+  const bom = options.bom ?? true
+  if (typeof bom !== 'boolean') throw bad('options.bom', bom, 'true (default: strip a byte order mark) or false', what)
+  return { delimiter, quote, bom }
+}
+
+/** The header's names to read, in the header's order: null for a column `columns` leaves out. */
+function selectedHeader(path: string, cols: string[], columns: string[] | undefined): (string | null)[] {
+  if (!columns) return cols
+  const missing = columns.filter((c) => !cols.includes(c))
+  if (missing.length) throw new SpillwayError('ERR_SPILLWAY_COLUMN_NOT_FOUND', `readCsv: ${path} has no column ${missing.map((c) => JSON.stringify(c)).join(', ')} (its header: ${cols.map((c) => JSON.stringify(c)).join(', ')})`, { path, column: missing[0] })
+  return cols.map((c) => (columns.includes(c) ? c : null))
 }
 
 export function readCsv(paths: string | string[], options: ReadCsvOptions = {}): Bag<Record<string, string>> {
@@ -89,16 +131,22 @@ export function readCsv(paths: string | string[], options: ReadCsvOptions = {}):
   const blocksize = options.blocksize === undefined ? 64 * 2 ** 20 : parseBytes(options.blocksize)
   if (!blocksize || blocksize < 1) throw bad('options.blocksize', options.blocksize, "a positive number of bytes, or a size such as '64 MiB'", what)
   const { encoding, decode } = textEncodingOptions(options, what)
-  const delimiter = options.delimiter ?? ','
-  if (typeof delimiter !== 'string' || delimiter.length === 0) throw bad('options.delimiter', delimiter, 'a non-empty string', what)
+  const dialect = csvDialect(options, what)
+  const { delimiter, quote } = dialect
+  const cast = options.cast ?? false
+  if (typeof cast !== 'boolean') throw bad('options.cast', cast, "true (numbers as written become numbers) or false (default: every field a string); for other conversions, .map() the rows", what)
+  const columns = options.columns
+  if (columns !== undefined && !(Array.isArray(columns) && columns.length > 0 && columns.every((c) => typeof c === 'string'))) throw bad('options.columns', columns, 'a non-empty array of column names', what)
   const quotedNewlines = options.quotedNewlines ?? false
+  if (typeof quotedNewlines !== 'boolean') throw bad('options.quotedNewlines', quotedNewlines, 'true or false', what)
+  const extra = { ...(quote === '"' ? {} : { quote }), ...(cast ? { cast } : {}) }
   const parts: PartDef[] = []
   let blocks: TextBlock[] = []
-  let header: string[][] = []
+  let header: (string | null)[][] = []
   let headerBytes: number[] = []
   let bytes = 0
   const flush = () => {
-    if (blocks.length) parts.push({ source: { kind: 'csv', blocks, header, headerBytes, encoding, delimiter, quotedNewlines, ...decode }, deps: [] })
+    if (blocks.length) parts.push({ source: { kind: 'csv', blocks, header, headerBytes, encoding, delimiter, quotedNewlines, ...extra, ...decode }, deps: [] })
     blocks = []
     header = []
     headerBytes = []
@@ -106,12 +154,13 @@ export function readCsv(paths: string | string[], options: ReadCsvOptions = {}):
   }
   for (const path of expandPaths(paths, what)) {
     const st = statFile(path, what)
-    const head = headerOf(path, encoding, delimiter, decode)
+    const head = headerOf(path, encoding, dialect, decode)
+    const cols = selectedHeader(path, head.cols, columns)
     const file = plannedFile(path, st)
     if (st.size < blocksize || quotedNewlines) {
       if (bytes + st.size > blocksize) flush()
       blocks.push({ ...file, start: 0, end: st.size })
-      header.push(head.cols)
+      header.push(cols)
       headerBytes.push(head.bytes)
       bytes += st.size
       if (quotedNewlines && bytes >= blocksize) flush()
@@ -121,7 +170,7 @@ export function readCsv(paths: string | string[], options: ReadCsvOptions = {}):
       const step = blockStep(blocksize, encoding)
       for (let start = 0; start < st.size; start = start === 0 ? Math.max(step, head.bytes) : start + step) {
         const end = Math.min(st.size, start === 0 ? Math.max(step, head.bytes) : start + step)
-        parts.push({ source: { kind: 'csv', blocks: [{ ...file, start, end }], header: [head.cols], headerBytes: [head.bytes], encoding, delimiter, quotedNewlines, ...decode }, deps: [] })
+        parts.push({ source: { kind: 'csv', blocks: [{ ...file, start, end }], header: [cols], headerBytes: [head.bytes], encoding, delimiter, quotedNewlines, ...extra, ...decode }, deps: [] })
       }
     }
   }
@@ -134,9 +183,16 @@ export interface ReadParquetOptions {
   columns?: string[]
   /** Row groups per partition (default 1). */
   rowGroupsPerPartition?: number
+  /**
+   * INT64 values as 'number' (the default: what arithmetic, JSON.stringify
+   * and the reductions of other numbers take; a value past 2^53, which a
+   * number would round, fails the partition with ERR_SPILLWAY_UNSAFE_INTEGER
+   * naming the file, column and row) or as 'bigint' (exact, always).
+   */
+  int64?: 'number' | 'bigint'
 }
 
-const PARQUET_OPTIONS = new Set(['columns', 'rowGroupsPerPartition'])
+const PARQUET_OPTIONS = new Set(['columns', 'int64', 'rowGroupsPerPartition'])
 
 function footerOf(path: string, size: number): FileMetaData {
   const tail = readPrefix(path, Math.max(0, size - 8), 8)
@@ -183,6 +239,8 @@ export function readParquet(paths: string | string[], options: ReadParquetOption
   if (!(Number.isSafeInteger(per) && per >= 1)) throw bad('options.rowGroupsPerPartition', per, 'a positive integer', what)
   const columns = options.columns
   if (columns !== undefined && !(Array.isArray(columns) && columns.length > 0 && columns.every((c) => typeof c === 'string'))) throw bad('options.columns', columns, 'a non-empty array of column names', what)
+  const int64 = options.int64 ?? 'number'
+  if (int64 !== 'number' && int64 !== 'bigint') throw bad('options.int64', int64, "'number' (default: refused past 2^53) or 'bigint'", what)
   const parts: PartDef[] = []
   for (const path of expandPaths(paths, what)) {
     const st = statFile(path, what)
@@ -198,7 +256,7 @@ export function readParquet(paths: string | string[], options: ReadParquetOption
     let row = 0
     for (let g = 0; g < groups.length; g += per) {
       const n = groups.slice(g, g + per).reduce((a, b) => a + b, 0)
-      parts.push({ source: { kind: 'parquet', ...plannedFile(path, st), rowStart: row, rowEnd: row + n, columns }, deps: [] })
+      parts.push({ source: { kind: 'parquet', ...plannedFile(path, st), rowStart: row, rowEnd: row + n, columns, ...(int64 === 'bigint' ? { int64 } : {}) }, deps: [] })
       row += n
     }
   }

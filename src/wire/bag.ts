@@ -37,10 +37,15 @@ export type PartitionSource =
   /** `errors`: invalid bytes fail the partition unless 'replace' (wire/text-encoding.ts). */
   | { kind: 'text'; blocks: TextBlock[]; compression: Compression; encoding: BufferEncoding; delimiter: string; includePath: boolean; errors?: DecodeErrors }
   | { kind: 'items'; items: unknown[] }
-  /** CSV records: `header` (each file's first record, read when planned) names the fields of every block; `headerBytes` is its length in the file. */
-  | { kind: 'csv'; blocks: TextBlock[]; header: string[][]; headerBytes: number[]; encoding: BufferEncoding; delimiter: string; quotedNewlines: boolean; errors?: DecodeErrors }
-  /** Parquet rows [rowStart, rowEnd) of one file (whole row groups), as objects. */
-  | ({ kind: 'parquet'; rowStart: number; rowEnd: number; columns?: string[] } & PlannedFile)
+  /**
+   * CSV records: `header` (each file's first record, read when planned, null
+   * for a column left out) names the fields of every block; `headerBytes` is
+   * its length in the file. `quote` is there when not '"' ('' for none);
+   * `cast` when numbers as written become numbers.
+   */
+  | { kind: 'csv'; blocks: TextBlock[]; header: (string | null)[][]; headerBytes: number[]; encoding: BufferEncoding; delimiter: string; quotedNewlines: boolean; errors?: DecodeErrors; quote?: string; cast?: boolean }
+  /** Parquet rows [rowStart, rowEnd) of one file (whole row groups), as objects; `int64: 'bigint'` keeps INT64 values as bigints (else numbers, refused past 2^53). */
+  | ({ kind: 'parquet'; rowStart: number; rowEnd: number; columns?: string[]; int64?: 'bigint' } & PlannedFile)
   /** An output of a P2P shuffle: its shards, read from this worker's store (the task's inputs are the splits' markers). */
   | { kind: 'shuffle'; collect: CollectSpec }
   /** The items of the task's inputs, concatenated in order (a repartition, a reduction's output bag). */
@@ -62,8 +67,22 @@ export type Step =
    * the task's trailing inputs, `input` counted among them) whose key is equal.
    */
   | { op: 'join-broadcast'; input: number; how: 'inner' | 'left'; leftKey: KeySpec; rightKey: KeySpec }
-  /** Writes the partition's items as lines to `pattern` with '*' as its index; yields the path. */
-  | { op: 'write'; pattern: string; compression: Compression }
+  /** Writes the partition's items as lines (or CSV records, with `csv`) to `pattern` with '*' as its index; yields the path. */
+  | { op: 'write'; pattern: string; compression: Compression; csv?: CsvFormat; parquet?: ParquetFormat }
+
+/** How toCsv writes records: `columns` (else the first record's keys), a header line, the delimiter. */
+export interface CsvFormat {
+  columns?: string[]
+  header: boolean
+  delimiter: string
+}
+
+/** How toParquet writes records: `columns` (else the first record's keys), the codec, rows per row group. */
+export interface ParquetFormat {
+  columns?: string[]
+  codec: string
+  rowGroupSize?: number
+}
 
 /** How a key is taken from an item: a function, or a field name. */
 export type KeySpec = { fn: StepFn } | { field: string | number }

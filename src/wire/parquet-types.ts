@@ -6,8 +6,8 @@
 
 import type { SchemaElement } from 'hyparquet'
 
-/** The codecs hyparquet reads without custom decompressors (the worker passes none). */
-export const READABLE_PARQUET_CODECS: readonly string[] = ['UNCOMPRESSED', 'SNAPPY']
+/** The codecs the workers read: hyparquet's own (snappy) and native/parquet-codecs.ts's. LZO, which no writer of today uses, is not among them. */
+export const READABLE_PARQUET_CODECS: readonly string[] = ['UNCOMPRESSED', 'SNAPPY', 'GZIP', 'BROTLI', 'ZSTD', 'LZ4', 'LZ4_RAW']
 
 export type ExactKind = { kind: 'decimal'; scale: number } | { kind: 'timestamp'; unit: 'MICROS' | 'NANOS'; utc: boolean }
 

@@ -173,3 +173,24 @@ pub fn compress_file(data: Buffer, format: String, level: Option<i32>) -> Result
     let format = codec::stream::StreamFormat::parse(&format).map_err(to_js)?;
     Ok(AsyncTask::new(StreamTask { data, format, decode: false, level, max_output: None }))
 }
+
+/// One block of `codec` without spillway's frame (a Parquet page: a zstd
+/// frame, an LZ4 block, a snappy block), `decoded_length` bytes once
+/// decoded. On the calling thread: hyparquet calls its decompressors
+/// synchronously, one page (about a MiB) at a time.
+#[napi(ts_return_type = "Buffer")]
+pub fn decompress_block_sync(env: Env, data: Buffer, codec: String, decoded_length: f64) -> Result<Unknown<'static>> {
+    let codec = Codec::parse(&codec).map_err(to_js)?;
+    let len = crate::error::to_u64("decodedLength", decoded_length)?;
+    let len = usize::try_from(len).map_err(|_| to_js(spillway_core::Error::invalid("decodedLength", format!("{len} is past the address space"))))?;
+    let out = codec::decode_block(codec, &data, len).map_err(to_js)?;
+    crate::buffer::to_js_buffer(&env, out)
+}
+
+/// `data` as one block of `codec`, without spillway's frame (a Parquet page's payload), on the calling thread.
+#[napi(ts_return_type = "Buffer")]
+pub fn compress_block_sync(env: Env, data: Buffer, codec: String, level: Option<i32>) -> Result<Unknown<'static>> {
+    let codec = Codec::parse(&codec).map_err(to_js)?;
+    let out = codec::encode_block(codec, &data, level).map_err(to_js)?;
+    crate::buffer::to_js_buffer(&env, out)
+}

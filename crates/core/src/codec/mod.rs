@@ -1,5 +1,6 @@
 //! Codecs compiled into spillway, and the framing every compressed block uses.
 
+mod block;
 mod blocks;
 mod choose;
 mod frame;
@@ -9,6 +10,7 @@ mod raw;
 pub mod shuffle;
 pub mod stream;
 
+pub use block::{decode_block, encode_block};
 pub use choose::{encode_for_spill, encode_if_smaller};
 pub use frame::{
     decode, encode, encode_filtered, encode_to_vec, encode_to_vec_filtered, max_frame_len, max_frame_len_filtered, Encoded, FrameHeader,

@@ -15,7 +15,7 @@ import { eachItem, type Sink } from './items'
 import { callInTask, callInTask2, runInStore, type TaskStore } from '../../context'
 import { csvItems, parquetItems } from './tabular'
 import { textPartition } from './text-blocks'
-import { writeLines } from './text-writer'
+import { writeStep } from './writers'
 
 export interface FunctionLoader {
   get(desc: FnDesc): Promise<Fn>
@@ -160,7 +160,7 @@ async function pullSteps(load: FunctionLoader, spec: PartitionSpec, items: Itera
   for (let i = 0; i < upTo; i++) {
     const s = spec.steps[i]
     // A write consumes the items before it: the next steps see its path.
-    if (s.op === 'write') items = [await writeLines(s.pattern.replace('*', String(spec.index)), items, s.compression)]
+    if (s.op === 'write') items = [await writeStep(s, spec.index, items)]
     else if (s.op === 'join-broadcast') {
       const small = extra[s.input] as unknown[]
       const pairs = pairsBound(load, spec, i)

@@ -84,6 +84,39 @@ function countInto(t: KeyTable<number>, k: unknown, n: number): void {
   else t.add(k, n)
 }
 
+/**
+ * A sum of numbers is a number and a sum of bigints a bigint (an INT64
+ * column read with int64: 'bigint' sums exactly); the two are never mixed,
+ * since converting either way could round: the first item of the other
+ * kind fails by name. An empty partition's 0 is no number, for that rule.
+ */
+function mixedNumbers(v: unknown, kind: string): Error {
+  const other = typeof v === 'bigint' ? 'a bigint' : 'a number'
+  return ownTaskError('ERR_SPILLWAY_MIXED_NUMBERS', `sum() met ${other}, ${typeof v === 'bigint' ? `${v}n` : String(v)}, among ${kind}s: map the items to one kind first (.map(Number) may round values past 2^53; .map(BigInt) keeps them exact)`, { value: String(v) })
+}
+
+function sumAccumulator(): Accumulator {
+  let s: any = 0
+  let kind: 'number' | 'bigint' | undefined
+  const push = (v: unknown) => {
+    const k = typeof v === 'bigint' ? 'bigint' : 'number'
+    if (kind !== k) {
+      if (kind) throw mixedNumbers(v, kind)
+      kind = k
+      if (k === 'bigint') s = 0n
+    }
+    s += v
+  }
+  return { push, result: () => s }
+}
+
+function addSums(a: any, b: any): unknown {
+  if (typeof a === typeof b) return a + b
+  if (a === 0) return b
+  if (b === 0) return a
+  throw mixedNumbers(b, typeof a)
+}
+
 /** A reduction's per-partition step as it takes items one by one (pushed, items.ts) and then gives its partial. */
 export interface Accumulator {
   push: Sink
@@ -97,10 +130,8 @@ export function accumulator(r: Reducer, f: Loaded): Accumulator | undefined {
       let n = 0
       return { push: () => void n++, result: () => n }
     }
-    case 'sum': {
-      let s = 0
-      return { push: (v) => void (s += v as number), result: () => s }
-    }
+    case 'sum':
+      return sumAccumulator()
     case 'min':
     case 'max': {
       const better = r.op === 'min' ? less : more
@@ -238,8 +269,9 @@ function boundaries(keys: unknown[], outputs: number, order: (a: unknown, b: unk
 export function aggregate(r: Reducer, parts: unknown[], final: boolean, f: Loaded): unknown {
   switch (r.op) {
     case 'count':
-    case 'sum':
       return (parts as number[]).reduce((a, b) => a + b, 0)
+    case 'sum':
+      return parts.reduce(addSums, 0)
     case 'min':
     case 'max': {
       const better = r.op === 'min' ? less : more

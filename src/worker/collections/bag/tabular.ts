@@ -11,9 +11,26 @@ import { readBlockAt } from './text-blocks'
 import { checkDecodes } from './text-decode'
 import { decimalString, exactKind, isoTimestamp, leafColumns, unscaledOf } from '../../../wire/parquet-types'
 import { codeUnit } from '../../../wire/text-encoding'
+import { PARQUET_DECOMPRESSORS } from '../../../native/parquet-codecs'
 
 type CsvSource = Extract<PartitionSource, { kind: 'csv' }>
 type ParquetSource = Extract<PartitionSource, { kind: 'parquet' }>
+
+/** A quote other than '"' is escaped by doubling it, as '"' is. */
+function quoting(quote: string | undefined): { quote: string | false; escape?: string } {
+  if (quote === undefined) return { quote: '"' }
+  return quote ? { quote, escape: quote } : { quote: false }
+}
+
+const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/
+const INTEGER = /^[-+]?\d+$/
+
+/** readCsv's `cast`: a number as written becomes a number, unless a number would round it (an integer past 2^53). */
+function castNumber(value: string): unknown {
+  if (!NUMBER.test(value)) return value
+  const n = Number(value)
+  return INTEGER.test(value) && !Number.isSafeInteger(n) ? value : n
+}
 
 export async function csvItems(src: CsvSource): Promise<Record<string, string>[]> {
   const out: Record<string, string>[] = []
@@ -29,7 +46,7 @@ export async function csvItems(src: CsvSource): Promise<Record<string, string>[]
     }
     checkDecodes(bytes, src.encoding, src.errors, { path: b.path, offset })
     try {
-      const rows = parse(bytes.toString(src.encoding), { columns: src.header[i], delimiter: src.delimiter, skip_empty_lines: true, relax_quotes: false }) as Record<string, string>[]
+      const rows = parse(bytes.toString(src.encoding), { columns: src.header[i], delimiter: src.delimiter, ...quoting(src.quote), cast: src.cast ? castNumber : undefined, skip_empty_lines: true, relax_quotes: false }) as Record<string, string>[]
       for (const r of rows) out.push(r)
     } catch (e: any) {
       const hint = src.quotedNewlines ? '' : ' (a quoted field with a newline in it, cut by a block boundary? pass quotedNewlines: true to read each file whole)'
@@ -70,12 +87,40 @@ function exactRead(meta: FileMetaData): { metadata: FileMetaData; fixes: [string
 /** INT96 timestamps (nanoseconds, UTC by convention) with all their digits. */
 const PARSERS = { timestampFromNanoseconds: (nanos: bigint) => isoTimestamp(nanos, 'NANOS', true) as unknown as Date }
 
+/** Top-level columns that may hold INT64 values hyparquet gives as bigints (exact kinds aside: they are strings). */
+function int64Columns(meta: FileMetaData, exact: Set<string>): Set<string> {
+  const out = new Set<string>()
+  for (const { element, path } of leafColumns(meta.schema)) if (element.type === 'INT64' && !exact.has(path[0])) out.add(path[0])
+  return out
+}
+
+/** A value with its bigints as numbers (inside lists and structs too), refused past 2^53 where a number would round. */
+function toNumbers(v: unknown, where: () => string): unknown {
+  if (typeof v === 'bigint') {
+    const n = Number(v)
+    if (!Number.isSafeInteger(n)) throw ownTaskError('ERR_SPILLWAY_UNSAFE_INTEGER', `${where()}: ${v} is past 2^53 (${Number.MAX_SAFE_INTEGER}), where a number would round it: read the file with int64: 'bigint'`, { value: String(v) })
+    return n
+  }
+  if (Array.isArray(v)) return v.map((x) => toNumbers(x, where))
+  if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+    const o = v as Record<string, unknown>
+    for (const k of Object.keys(o)) o[k] = toNumbers(o[k], where)
+  }
+  return v
+}
+
 export async function parquetItems(src: ParquetSource): Promise<Record<string, unknown>[]> {
   const f = await fileBuffer(src)
   try {
     const { metadata, fixes } = exactRead(await parquetMetadataAsync(f.buf))
-    const rows = (await parquetReadObjects({ file: f.buf, metadata, rowStart: src.rowStart, rowEnd: src.rowEnd, columns: src.columns, parsers: PARSERS })) as Record<string, unknown>[]
+    const rows = (await parquetReadObjects({ file: f.buf, metadata, rowStart: src.rowStart, rowEnd: src.rowEnd, columns: src.columns, parsers: PARSERS, compressors: PARQUET_DECOMPRESSORS })) as Record<string, unknown>[]
     for (const row of rows) for (const [name, fix] of fixes) if (row[name] !== undefined && row[name] !== null) row[name] = fix(row[name])
+    if (src.int64 !== 'bigint') {
+      const ints = [...int64Columns(metadata, new Set(fixes.map(([name]) => name)))].filter((c) => !src.columns || src.columns.includes(c))
+      for (const [i, row] of rows.entries()) {
+        for (const c of ints) row[c] = toNumbers(row[c], () => `file ${src.path}, column ${JSON.stringify(c)}, row ${src.rowStart + i}`)
+      }
+    }
     return rows
   } catch (e) {
     if (e instanceof SpillwayError) throw e

@@ -1,0 +1,14 @@
+// A write step: the partition's items to its file, as lines, CSV records or
+// Parquet rows; the step's value is the path written.
+
+import type { Step } from '../../../wire/bag'
+import { writeCsv } from './csv-writer'
+import { writeParquet } from './parquet-writer'
+import { writeLines } from './text-writer'
+
+export function writeStep(s: Extract<Step, { op: 'write' }>, index: number, items: Iterable<unknown>): Promise<string> {
+  const path = s.pattern.replace('*', String(index))
+  if (s.parquet) return writeParquet(path, items, s.parquet)
+  if (s.csv) return writeCsv(path, items, s.compression, s.csv)
+  return writeLines(path, items, s.compression)
+}
