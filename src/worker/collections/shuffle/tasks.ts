@@ -5,11 +5,12 @@
 
 import { ownTaskError } from '../../../base/errors'
 import { hashKey, type CollectSpec, type SplitMarker, type SplitSpec } from '../../../wire/bag'
-import { KeyTable, showKey } from '../../../wire/key-equality'
 import { keyOrder } from '../../../wire/order'
-import { keyFunction as keyFn, runAggregate, runPartition, type FunctionLoader } from '../bag/partition'
+import { keyFunction as keyFn, pushPartition, runAggregate, runPartition, type FunctionLoader } from '../bag/partition'
 import type { ShuffleService } from './service'
+import { KeyGroups } from './key-groups'
 import { heapOfSplit } from './split-bound'
+import { SplitEncoder } from './split-stream'
 import { boundedShards, checkJoinPairs, countPairs, GroupBound, outputBound, readAll, SORT_ENTRY_BYTES, type OutputBound } from './collect-bound'
 
 /** Output of `key` among `boundaries` (sorted by `order`, the sort's own): the first boundary after it. */
@@ -29,25 +30,34 @@ export async function runSplit(load: FunctionLoader, service: ShuffleService, ke
   if (!owners || owners.length !== spec.npartitions) throw ownTaskError('ERR_SPILLWAY_PROTOCOL', `shuffle ${spec.shuffle}: the run of ${key} came without the owners of its ${spec.npartitions} outputs`)
   const by = spec.by
   const boundaries = by.kind === 'range' ? (inputs.pop() as unknown[]) : undefined
-  const out: unknown[][] = Array.from({ length: spec.npartitions }, () => [])
   // Shards other splits pushed here are spilled first if this partition's items would not fit beside them.
   await service.roomForSplit(spec.shuffle)
+  const np = spec.npartitions
+  if (by.kind !== 'hash-pairs' && !spec.partition.reduce) {
+    // Each item cut and encoded as it is made (split-stream.ts).
+    let outputOf: (item: unknown) => number
+    if (by.kind === 'hash') {
+      const role = spec.side ? 'join rightKey' : 'key'
+      const k = await keyFn(load, by.key, role)
+      outputOf = (item) => hashKey(k(item), role) % np
+    } else {
+      const k = await keyFn(load, by.key, 'sortBy key')
+      const order = keyOrder(by, 'sortBy key')
+      outputOf = (item) => rangeOf(k(item), boundaries!, order)
+    }
+    const encoder = new SplitEncoder(np)
+    await pushPartition(load, spec.partition, (item) => encoder.push(outputOf(item), item), ...inputs)
+    const marker = await service.sendParts(key, spec.shuffle, spec.input, spec.side, np, encoder.finish(), owners)
+    service.splitMemory.record(spec.shuffle, encoder.heap, marker.bytes)
+    return marker
+  }
+  const out: unknown[][] = Array.from({ length: np }, () => [])
   const value = await runPartition(load, spec.partition, ...inputs)
   const heap = heapOfSplit(value)
-  if (by.kind === 'hash-pairs') {
-    // A Map's pairs by their keys; a Set's values (distinct) by themselves.
-    const role = `${spec.partition.reduce?.op ?? 'shuffle'} key`
-    if (value instanceof Set) for (const v of value) out[hashKey(v, role) % spec.npartitions].push(v)
-    else for (const pair of value as Map<unknown, unknown>) out[hashKey(pair[0], role) % spec.npartitions].push(pair)
-  } else if (by.kind === 'hash') {
-    const role = spec.side ? 'join rightKey' : 'key'
-    const k = await keyFn(load, by.key, role)
-    for (const item of value as unknown[]) out[hashKey(k(item), role) % spec.npartitions].push(item)
-  } else {
-    const k = await keyFn(load, by.key, 'sortBy key')
-    const order = keyOrder(by, 'sortBy key')
-    for (const item of value as unknown[]) out[rangeOf(k(item), boundaries!, order)].push(item)
-  }
+  // A Map's pairs by their keys; a Set's values (distinct) by themselves.
+  const role = `${spec.partition.reduce?.op ?? 'shuffle'} key`
+  if (value instanceof Set) for (const v of value) out[hashKey(v, role) % np].push(v)
+  else for (const pair of value as Map<unknown, unknown>) out[hashKey(pair[0], role) % np].push(pair)
   const marker = await service.send(key, spec.shuffle, spec.input, spec.side, out, owners)
   service.splitMemory.record(spec.shuffle, heap, marker.bytes)
   return marker
@@ -65,17 +75,17 @@ export async function runCollect(load: FunctionLoader, service: ShuffleService, 
     result = await runAggregate(load, { reduce: then.reduce, final: true }, ...(await readAll(shards)).map((s) => partial(s.items)))
   } else if (then.kind === 'groups') {
     const k = await keyFn(load, then.key, 'groupBy key')
-    const groups = new KeyTable<unknown[]>('groupBy key')
+    const groups = new KeyGroups<unknown[]>('groupBy key')
     const groupBound = new GroupBound(bound, then.maxGroupBytes)
     for await (const s of shards) {
       for (const item of s.items) {
         const g = k(item)
-        ;(groups.find(g) ?? groups.add(g, [])).value.push(item)
+        ;(groups.find(g) ?? groups.add(g, []))[1].push(item)
       }
-      groupBound.afterShard(groups, s.items.length)
+      groupBound.afterShard(groups.pairs, s.items.length)
     }
-    groupBound.check(groups)
-    result = [...groups]
+    groupBound.check(groups.pairs)
+    result = groups.pairs
   } else if (then.kind === 'sorted') {
     const k = await keyFn(load, then.key, 'sortBy key')
     const all = await readAll(shards)
@@ -93,21 +103,21 @@ export async function runCollect(load: FunctionLoader, service: ShuffleService, 
 
 function join(shards: { side: number; items: unknown[] }[], leftKey: (v: unknown) => unknown, rightKey: (v: unknown) => unknown, how: 'inner' | 'left' | 'outer', bound: OutputBound): [unknown, unknown][] {
   // Each right key's items, and whether a left item matched them.
-  const right = new KeyTable<{ items: unknown[]; matched: boolean }>('join key')
+  const right = new KeyGroups<{ items: unknown[]; matched: boolean }>('join key')
   for (const s of shards) if (s.side === 1) for (const r of s.items) {
     const k = rightKey(r)
-    ;(right.find(k) ?? right.add(k, { items: [], matched: false })).value.items.push(r)
+    ;(right.find(k) ?? right.add(k, { items: [], matched: false }))[1].items.push(r)
   }
-  checkJoinPairs(bound, countPairs(shards, (l) => right.get(leftKey(l))?.items, [...right].map(([, v]) => v.items), rightKey, how))
+  checkJoinPairs(bound, countPairs(shards, (l) => right.find(leftKey(l))?.[1].items, right.pairs.map(([, v]) => v.items), rightKey, how))
   const out: [unknown, unknown][] = []
   for (const s of shards) if (s.side === 0) for (const l of s.items) {
-    const rs = right.get(leftKey(l))
+    const rs = right.find(leftKey(l))?.[1]
     if (rs) {
       rs.matched = true
       for (const r of rs.items) out.push([l, r])
     } else if (how !== 'inner') out.push([l, undefined])
   }
-  if (how === 'outer') for (const [, rs] of right) if (!rs.matched) for (const r of rs.items) out.push([undefined, r])
+  if (how === 'outer') for (const [, rs] of right.pairs) if (!rs.matched) for (const r of rs.items) out.push([undefined, r])
   return out
 }
 
