@@ -108,10 +108,15 @@ function join(shards: { side: number; items: unknown[] }[], leftKey: (v: unknown
     const k = rightKey(r)
     ;(right.find(k) ?? right.add(k, { items: [], matched: false }))[1].items.push(r)
   }
-  checkJoinPairs(bound, countPairs(shards, (l) => right.find(leftKey(l))?.[1].items, right.pairs.map(([, v]) => v.items), rightKey, how))
+  // Each left item's match, looked up once for the count and the pairs both.
+  type Match = { items: unknown[]; matched: boolean } | undefined
+  const matches: Match[] = []
+  for (const s of shards) if (s.side === 0) for (const l of s.items) matches.push(right.find(leftKey(l))?.[1])
+  checkJoinPairs(bound, countPairs([{ side: 0, items: matches }], (m) => (m as Match)?.items, right.pairs.map(([, v]) => v.items), rightKey, how))
   const out: [unknown, unknown][] = []
+  let i = 0
   for (const s of shards) if (s.side === 0) for (const l of s.items) {
-    const rs = right.find(leftKey(l))?.[1]
+    const rs = matches[i++]
     if (rs) {
       rs.matched = true
       for (const r of rs.items) out.push([l, r])
