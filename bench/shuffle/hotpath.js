@@ -25,12 +25,23 @@ const dist = (p) => require(path.join(path.resolve(o.root), 'dist', p))
 const { hashKey } = dist('wire/bag.js')
 const { KeyTable } = dist('wire/key-equality.js')
 const { encodeShard, decodeShard } = dist('worker/collections/shuffle/shard-codec.js')
-// The collect's table of groups: KeyGroups where the checkout has it, else the KeyTable it replaced.
-let KeyGroups
-try {
-  KeyGroups = dist('worker/collections/shuffle/key-groups.js').KeyGroups
-} catch {}
-const groupsOf = KeyGroups
+// The collect's grouping as the checkout has it: collectGroups, KeyGroups, or the KeyTable they replaced.
+const optional = (p) => {
+  try {
+    return dist(p)
+  } catch {
+    return {}
+  }
+}
+const { KeyGroups } = optional('worker/collections/shuffle/key-groups.js')
+const { collectGroups } = optional('worker/collections/shuffle/group-collect.js')
+const { GroupBound, OutputBound } = dist('worker/collections/shuffle/collect-bound.js')
+const groupsOf = collectGroups
+  ? async (items, key) => {
+      const bound = new GroupBound(new OutputBound({ shuffle: 'bench', output: 0, npartitions: 1, what: 'a groupBy' }, 2 ** 40), undefined)
+      return collectGroups((async function* () { for (let i = 0; i < items.length; i += 2048) yield { items: items.slice(i, i + 2048) } })(), key, bound)
+    }
+  : KeyGroups
   ? (items, key) => {
       const g = new KeyGroups('groupBy key')
       for (const it of items) {
@@ -61,6 +72,7 @@ const cpu = () => {
 }
 const phases = { split: 0, encode: 0, decode: 0, group: 0 }
 let bytes = 0
+async function main() {
 for (let r = 0; r < Number(o.reps); r++) {
   const items = o.lines ? text.slice() : text.map(parse)
   const key = o.lines ? (l) => l.slice(0, l.indexOf(',')) : (x) => x.key
@@ -77,9 +89,12 @@ for (let r = 0; r < Number(o.reps); r++) {
   t2 = cpu()
   phases.decode += t2 - t
   let groups = 0
-  for (const shard of back) groups += groupsOf(shard, key).length
+  for (const shard of back) groups += (await groupsOf(shard, key)).length
   phases.group += cpu() - t2
   if (r === 0) console.error(`${items.length} items, ${groups} groups, ${(bytes / 2 ** 20).toFixed(1)} MiB encoded`)
 }
+}
+main().then(() => {
 const reps = Number(o.reps)
 console.log(JSON.stringify(Object.fromEntries(Object.entries(phases).map(([k, v]) => [k, +(v / reps).toFixed(3)]))))
+})

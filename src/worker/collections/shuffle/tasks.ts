@@ -8,6 +8,7 @@ import { hashKey, type CollectSpec, type SplitMarker, type SplitSpec } from '../
 import { keyOrder } from '../../../wire/order'
 import { keyFunction as keyFn, pushPartition, runAggregate, runPartition, type FunctionLoader } from '../bag/partition'
 import type { ShuffleService } from './service'
+import { collectGroups } from './group-collect'
 import { KeyGroups } from './key-groups'
 import { heapOfSplit } from './split-bound'
 import { SplitEncoder } from './split-stream'
@@ -75,17 +76,7 @@ export async function runCollect(load: FunctionLoader, service: ShuffleService, 
     result = await runAggregate(load, { reduce: then.reduce, final: true }, ...(await readAll(shards)).map((s) => partial(s.items)))
   } else if (then.kind === 'groups') {
     const k = await keyFn(load, then.key, 'groupBy key')
-    const groups = new KeyGroups<unknown[]>('groupBy key')
-    const groupBound = new GroupBound(bound, then.maxGroupBytes)
-    for await (const s of shards) {
-      for (const item of s.items) {
-        const g = k(item)
-        ;(groups.find(g) ?? groups.add(g, []))[1].push(item)
-      }
-      groupBound.afterShard(groups.pairs, s.items.length)
-    }
-    groupBound.check(groups.pairs)
-    result = groups.pairs
+    result = await collectGroups(shards, k, new GroupBound(bound, then.maxGroupBytes))
   } else if (then.kind === 'sorted') {
     const k = await keyFn(load, then.key, 'sortBy key')
     const all = await readAll(shards)
