@@ -36,18 +36,24 @@ async function main() {
   console.log(`before ${o.before}, after ${o.after}; data ${o.data}; 2 × ${Number(o.mem) / 2 ** 20} MiB workers; load ${load.map((l) => l.toFixed(2)).join(' ')}`)
   for (const c of o.cases.split(',')) {
     const ratios = []
+    const cpuRatios = []
     for (let r = 0; r < Number(o.reps); r++) {
       const order = r % 2 ? ['after', 'before'] : ['before', 'after']
       const got = {}
       for (const s of order) {
         got[s] = await side(o[s], c)
         const g = got[s]
-        console.log(`${c} rep ${r + 1} ${s}: ${g.error ? `error ${g.error}` : `${g.seconds.toFixed(2)} s, peak rss ${(Math.max(...Object.values(g.peakRss ?? { x: 0 })) / 2 ** 20).toFixed(0)} MiB, restarts ${JSON.stringify(g.restarts)}, answer ${JSON.stringify(g.answer)}`}`)
+        console.log(`${c} rep ${r + 1} ${s}: ${g.error ? `error ${g.error}` : `${g.seconds.toFixed(2)} s, worker cpu ${g.workerCpuSeconds?.toFixed(2)} s, peak rss ${(Math.max(...Object.values(g.peakRss ?? { x: 0 })) / 2 ** 20).toFixed(0)} MiB, restarts ${JSON.stringify(g.restarts)}, answer ${JSON.stringify(g.answer)}`}`)
       }
-      if (!got.before.error && !got.after.error) ratios.push(got.after.seconds / got.before.seconds)
+      if (!got.before.error && !got.after.error) {
+        ratios.push(got.after.seconds / got.before.seconds)
+        if (got.before.workerCpuSeconds) cpuRatios.push(got.after.workerCpuSeconds / got.before.workerCpuSeconds)
+      }
     }
-    const s = [...ratios].sort((a, b) => a - b)
-    if (s.length) console.log(`${c}: after / before ${s[0].toFixed(2)} / ${s[s.length >> 1].toFixed(2)} / ${s[s.length - 1].toFixed(2)} (min / median / max of ${s.length})`)
+    for (const [what, list] of [['wall', ratios], ['worker cpu', cpuRatios]]) {
+      const s = [...list].sort((a, b) => a - b)
+      if (s.length) console.log(`${c}: ${what} after / before ${s[0].toFixed(2)} / ${s[s.length >> 1].toFixed(2)} / ${s[s.length - 1].toFixed(2)} (min / median / max of ${s.length})`)
+    }
   }
   console.log(`load after ${require('node:os').loadavg().map((l) => l.toFixed(2)).join(' ')}`)
 }

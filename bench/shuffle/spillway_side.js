@@ -9,6 +9,7 @@
 //                         [--blocksize BYTES] [--npartitions N] [--split-out N]
 'use strict'
 
+const fs = require('node:fs')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
 const { bag, schedulerWorkers, workerSpillBytes } = require('../..')
@@ -26,6 +27,15 @@ const { values: o } = parseArgs({
   },
 })
 const now = () => performance.now() / 1000
+/** CPU seconds (user + system) a process has used so far, from /proc (0 where it cannot be read). */
+const cpuOf = (pid) => {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    return (Number(f[11]) + Number(f[12])) / 100
+  } catch {
+    return 0
+  }
+}
 
 // Task functions travel as source: no closures.
 const parseLeft = (line) => {
@@ -77,6 +87,7 @@ async function main() {
     const left = () => text('left').filter(notHeader).map(parseLeft)
     const np = o.npartitions ? Number(o.npartitions) : undefined
     let answer
+    const cpu0 = pids.map(cpuOf)
     t = now()
     if (o.case === 'groupby') {
       const l = left()
@@ -96,6 +107,7 @@ async function main() {
       answer = await client.compute(freq.map((p) => p[1]).reduction(countSum, addPairs))
     } else throw new Error(`unknown case ${o.case}`)
     const seconds = now() - t
+    const workerCpuSeconds = pids.reduce((a, pid, i) => a + cpuOf(pid) - cpu0[i], 0)
     sample()
     const workers = Object.values(await schedulerWorkers(client))
     const sum = (f) => workers.reduce((a, w) => a + (f(w.metrics) || 0), 0)
@@ -105,6 +117,7 @@ async function main() {
       case: o.case,
       seconds,
       startupSeconds: startup,
+      workerCpuSeconds,
       answer,
       memoryLimit: mem,
       workers: nWorkers,

@@ -175,8 +175,10 @@ export function shardKey(shuffle: string, output: number, input: number, part: n
  */
 export function hashKey(k: unknown, role = 'key'): number {
   const t = typeof k
-  const s = t === 'string' ? `s${k as string}` : t === 'number' || t === 'bigint' || t === 'boolean' ? `${t[0]}${String(k)}` : k == null ? `j${String(k)}` : `o${keyText(k, role)}`
-  let h = 0x811c9dc5
+  // FNV-1a of the tag letter, then of the key's text: a string key is hashed where it lies, never copied into a tagged one.
+  const tag = t === 'string' ? 's' : t === 'number' || t === 'bigint' || t === 'boolean' ? t[0] : k == null ? 'j' : 'o'
+  const s = t === 'string' ? (k as string) : t === 'number' || t === 'bigint' || t === 'boolean' || k == null ? String(k) : keyText(k, role)
+  let h = Math.imul(0x811c9dc5 ^ tag.charCodeAt(0), 0x01000193)
   for (let i = 0; i < s.length; i++) {
     h ^= s.charCodeAt(i)
     h = Math.imul(h, 0x01000193)

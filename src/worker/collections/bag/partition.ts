@@ -342,7 +342,21 @@ function pairsBound(load: FunctionLoader, spec: PartitionSpec, step: number): Ou
 }
 
 /** A partition's items as an array, or its reduction's partial. */
-export async function runPartition(load: FunctionLoader, spec: PartitionSpec, ...inputs: unknown[]): Promise<unknown> {
+export function runPartition(load: FunctionLoader, spec: PartitionSpec, ...inputs: unknown[]): Promise<unknown> {
+  return partitionInto(load, spec, undefined, inputs)
+}
+
+/**
+ * A partition's items pushed into `into` one by one as they are made (a
+ * shuffle's split cuts and encodes them as they come, so they die young);
+ * resolves to undefined then, or to its reduction's partial where it has one.
+ */
+export async function pushPartition(load: FunctionLoader, spec: PartitionSpec, into: Sink, ...inputs: unknown[]): Promise<unknown> {
+  const value = await partitionInto(load, spec, spec.reduce ? undefined : into, inputs)
+  return spec.reduce ? value : undefined
+}
+
+async function partitionInto(load: FunctionLoader, spec: PartitionSpec, into: Sink | undefined, inputs: unknown[]): Promise<unknown> {
   const fns = await Promise.all(spec.steps.map((s) => (s.op === 'pluck' || s.op === 'write' || s.op === 'join-broadcast' ? undefined : loadStep(load, s.call))))
   const reducer = spec.reduce ? await loadReducer(load, spec.reduce) : undefined
   const own = spec.broadcast ? inputs.slice(0, inputs.length - spec.broadcast) : inputs
@@ -355,9 +369,9 @@ export async function runPartition(load: FunctionLoader, spec: PartitionSpec, ..
   const upTo = spec.reduce && !acc ? spec.steps.length : wholeUpTo(load, spec)
   const items = await pullSteps(load, spec, source, upTo, fns, extra)
   if (spec.reduce && !acc) return perPartition(spec.reduce, items, reducer!)
-  if (!acc && upTo === spec.steps.length && Array.isArray(items)) return items
+  if (!acc && !into && upTo === spec.steps.length && Array.isArray(items)) return items
   const out: unknown[] = []
-  let sink: Sink = acc ? acc.push : (v) => void out.push(v)
+  let sink: Sink = acc ? acc.push : (into ?? ((v) => void out.push(v)))
   for (let i = spec.steps.length - 1; i >= upTo; i--) sink = await stepSink(load, spec.steps[i] as Exclude<Step, { op: 'write' }>, fns[i], extra, sink, stages)
   eachItem(items, sink)
   // Made from the last step back: drained from the first.

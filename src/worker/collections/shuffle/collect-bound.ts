@@ -80,6 +80,9 @@ export class OutputBound {
   }
 }
 
+/** A group's key and its items (or only how many there are). */
+export type GroupSize = readonly [unknown, { readonly length: number }]
+
 /**
  * Groups as they are built: one past the bound fails by name. Scanned each
  * time the output has grown by an eighth of the bound (no group can pass it
@@ -99,14 +102,14 @@ export class GroupBound {
     this.bound = maxGroupBytes ?? out.memoryLimit / 2
   }
 
-  afterShard(groups: Iterable<[unknown, unknown[]]>, shardItems: number): void {
+  afterShard(groups: Iterable<GroupSize>, shardItems: number): void {
     this.#sinceScan += shardItems * (this.bySerialized ? this.out.bytesPerItem : this.out.heapPerItem)
     if (this.#sinceScan < this.bound / 8) return
     this.#sinceScan = 0
     this.check(groups, true)
   }
 
-  check(groups: Iterable<[unknown, unknown[]]>, partial = false): void {
+  check(groups: Iterable<GroupSize>, partial = false): void {
     const out = this.out
     if (!out.items) return
     for (const [k, list] of groups) {

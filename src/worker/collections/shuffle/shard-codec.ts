@@ -44,23 +44,49 @@ function scalarTag(v: unknown): number {
   }
 }
 
+/** Whether `for...in` on a plain object lists its own keys only (nothing enumerable was added to Object.prototype). */
+function prototypeClean(): boolean {
+  // eslint-disable-next-line no-unreachable-loop
+  for (const _ in {}) return false
+  return true
+}
+
+/**
+ * The walk writes straight into typed arrays sized from the item count
+ * (grown when short), and a record of the shape seen last is checked and
+ * written by `for...in` over its keys, which V8 runs from the shape's enum
+ * cache: no Object.keys / Object.values arrays per record, the garbage
+ * that made the walk and its collector the top of a split's profile.
+ */
 class Writer {
-  tags = new Uint8Array(1024)
+  tags: Uint8Array
   t = 0
-  numbers = new Float64Array(256)
+  numbers: Float64Array
   n = 0
   strings: string[] = []
+  lengths: Uint32Array
   v8: unknown[] = []
   shapes = new Map<string, number>()
   lastKeys: string[] | undefined
   lastShape = -1
+  readonly forIn = prototypeClean()
+
+  constructor(items: number) {
+    this.tags = new Uint8Array(items * 6 + 64)
+    this.numbers = new Float64Array(items + 16)
+    this.lengths = new Uint32Array(items * 2 + 16)
+  }
+
+  /** Room for `k` more tag bytes. */
+  room(k: number): void {
+    if (this.t + k <= this.tags.length) return
+    const next = new Uint8Array(Math.max(this.tags.length * 2, this.t + k))
+    next.set(this.tags.subarray(0, this.t))
+    this.tags = next
+  }
 
   tag(b: number): void {
-    if (this.t === this.tags.length) {
-      const next = new Uint8Array(this.tags.length * 2)
-      next.set(this.tags)
-      this.tags = next
-    }
+    this.room(1)
     this.tags[this.t++] = b
   }
 
@@ -72,17 +98,50 @@ class Writer {
     this.tag(v)
   }
 
-  scalar(tag: number, v: unknown): void {
-    this.tag(tag)
-    if (tag === NUMBER) {
-      if (this.n === this.numbers.length) {
-        const next = new Float64Array(this.numbers.length * 2)
-        next.set(this.numbers)
-        this.numbers = next
-      }
-      this.numbers[this.n++] = v as number
-    } else if (tag === STRING) this.strings.push(v as string)
-    else if (tag === BIGINT) this.strings.push((v as bigint).toString())
+  string(v: string): void {
+    if (this.strings.length === this.lengths.length) {
+      const next = new Uint32Array(this.lengths.length * 2)
+      next.set(this.lengths)
+      this.lengths = next
+    }
+    this.lengths[this.strings.length] = v.length
+    this.strings.push(v)
+  }
+
+  number(v: number): void {
+    if (this.n === this.numbers.length) {
+      const next = new Float64Array(this.numbers.length * 2)
+      next.set(this.numbers)
+      this.numbers = next
+    }
+    this.numbers[this.n++] = v
+  }
+
+  /** Writes `v` if it goes in a column (one tag byte of room made by the caller); false, writing nothing, if not. */
+  scalar(v: unknown): boolean {
+    switch (typeof v) {
+      case 'number':
+        this.tags[this.t++] = NUMBER
+        this.number(v)
+        return true
+      case 'string':
+        this.tags[this.t++] = STRING
+        this.string(v)
+        return true
+      case 'boolean':
+        this.tags[this.t++] = v ? TRUE : FALSE
+        return true
+      case 'bigint':
+        this.tags[this.t++] = BIGINT
+        this.string(v.toString())
+        return true
+      case 'object':
+        if (v !== null) return false
+        this.tags[this.t++] = NULL
+        return true
+      default:
+        return false
+    }
   }
 
   /** The shape id of `keys`, defined in the stream the first time it is seen. */
@@ -100,28 +159,47 @@ class Writer {
       this.shapes.set(sig, id)
       this.tag(SHAPE)
       this.count(keys.length)
-      for (const k of keys) this.strings.push(k)
+      for (const k of keys) this.string(k)
     }
     this.lastKeys = keys
     this.lastShape = id
     return id
   }
 
+  /** Whether `v` has the keys of the shape written last, in order, each holding a column value. */
+  sameShape(v: object, keys: string[]): boolean {
+    let i = 0
+    for (const k in v) {
+      if (k !== keys[i] || scalarTag((v as Record<string, unknown>)[k]) < 0) return false
+      i++
+    }
+    return i === keys.length
+  }
+
   item(v: unknown): void {
-    const tag = scalarTag(v)
-    if (tag >= 0) return this.scalar(tag, v)
+    this.room(1)
+    if (this.scalar(v)) return
     if (Array.isArray(v)) {
       if (v.length === 2) {
-        const a = scalarTag(v[0])
-        const b = scalarTag(v[1])
-        if (a >= 0 && b >= 0) {
-          this.tag(PAIR)
-          this.scalar(a, v[0])
-          this.scalar(b, v[1])
+        const a = v[0]
+        const b = v[1]
+        if (scalarTag(a) >= 0 && scalarTag(b) >= 0) {
+          this.room(3)
+          this.tags[this.t++] = PAIR
+          this.scalar(a)
+          this.scalar(b)
           return
         }
       }
     } else if (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+      const keys = this.lastKeys
+      if (this.forIn && keys !== undefined && this.sameShape(v as object, keys)) {
+        this.room(keys.length + 8)
+        this.tags[this.t++] = RECORD
+        this.count(this.lastShape)
+        for (const k in v as object) this.scalar((v as Record<string, unknown>)[k])
+        return
+      }
       // The builtins read the properties once each, faster than a loop of keyed loads.
       const values = Object.values(v as object)
       let flat = true
@@ -130,10 +208,8 @@ class Writer {
         const id = this.shape(Object.keys(v as object))
         this.tag(RECORD)
         this.count(id)
-        for (let i = 0; i < values.length; i++) {
-          const x = values[i]
-          this.scalar(scalarTag(x), x)
-        }
+        this.room(values.length)
+        for (let i = 0; i < values.length; i++) this.scalar(values[i])
         return
       }
     }
@@ -165,17 +241,15 @@ function worthColumns(items: readonly unknown[]): boolean {
  */
 export function encodeShard(items: readonly unknown[]): Buffer {
   if (!USABLE || !worthColumns(items)) return serialize(items)
-  const w = new Writer()
+  const w = new Writer(items.length)
   for (const v of items) w.item(v)
   if (w.v8.length === items.length) return serialize(items)
   const chars = w.strings.join('')
   // eslint-disable-next-line no-control-regex
   const wide = /[^\u0000-\u00ff]/.test(chars)
-  const lengths = new Uint32Array(w.strings.length)
-  for (let i = 0; i < w.strings.length; i++) lengths[i] = w.strings[i].length
   const bytes = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength)
   return callNativeSync(() =>
-    native.shardEncode(items.length, wide, bytes(w.numbers.subarray(0, w.n)), bytes(lengths), Buffer.from(chars, wide ? 'utf16le' : 'latin1'), bytes(w.tags.subarray(0, w.t)), w.v8.length ? serialize(w.v8) : Buffer.alloc(0)),
+    native.shardEncode(items.length, wide, bytes(w.numbers.subarray(0, w.n)), bytes(w.lengths.subarray(0, w.strings.length)), Buffer.from(chars, wide ? 'utf16le' : 'latin1'), bytes(w.tags.subarray(0, w.t)), w.v8.length ? serialize(w.v8) : Buffer.alloc(0)),
   )
 }
 
