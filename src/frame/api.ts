@@ -4,6 +4,8 @@
 import './batches'
 // Adds join, sortBy and shuffle to Frame.
 import './relational'
+// Adds toParquet, toCsv, toNdjson and toArrowIpc to Frame.
+import './writers'
 export { Frame, GroupBy, type AggOptions, type FrameTable, type FrameBatch, type ColumnTypes } from './frame'
 export { readCsv, type FrameCsvOptions } from './readers'
 export type { MapBatchesOptions, ToBagOptions } from './batches'

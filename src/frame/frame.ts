@@ -20,8 +20,6 @@ import { describePlan, FrameSlice, scalarOf } from './whole'
 import { combineTaskCount, combineTasks, frameTask } from './graph'
 import { aggregateType, fieldOf, outputName, typeOf } from './schema'
 import type { AggOf, BatchOf, ColumnOf, PickOf, TableOf } from './typing'
-import { writeFrame, type ToParquetOptions } from './writers'
-import type { Bag } from '../bag/bag'
 
 export type { ColumnTypes } from './typing'
 /** A frame's result: an apache-arrow Table, its rows typed where the frame's columns are known. */
@@ -214,23 +212,6 @@ export class Frame<S = any> {
     if (flat.length === 0 || !flat.every((k) => typeof k === 'string')) throw new ArgumentError([{ field: 'keys', value: flat, allowed: 'one or more column names' }], 'groupBy')
     for (const k of flat) fieldOf(k, this.fields, 'groupBy')
     return new GroupBy(this, flat)
-  }
-
-  /** Writes each partition to `pattern` ('*' its index) as Parquet (default zstd); `client.compute` of the result writes and gives the paths. */
-  toParquet(pattern: string, options: ToParquetOptions = {}): Bag<string> {
-    return writeFrame(this, pattern, 'parquet', 'toParquet', options)
-  }
-  /** As toParquet, as CSV with a header (flat columns only). */
-  toCsv(pattern: string): Bag<string> {
-    return writeFrame(this, pattern, 'csv', 'toCsv')
-  }
-  /** As toParquet, one JSON object a line. */
-  toNdjson(pattern: string): Bag<string> {
-    return writeFrame(this, pattern, 'ndjson', 'toNdjson')
-  }
-  /** As toParquet, Arrow IPC files (Feather v2; '.arrow'). */
-  toArrowIpc(pattern: string): Bag<string> {
-    return writeFrame(this, pattern, 'ipc', 'toArrowIpc')
   }
 }
 

@@ -12,7 +12,7 @@ import { upstreamOf } from '../bag/upstream'
 import type { TaskSubmission } from '../scheduler/scheduler'
 import type { FrameWritePlan } from '../wire/frame'
 import { nativeFunction } from '../wire/functions'
-import type { Frame } from './frame'
+import { Frame } from './frame'
 
 export type ParquetCompression = 'zstd' | 'snappy' | 'gzip' | 'lz4' | 'brotli' | 'none'
 
@@ -52,4 +52,33 @@ export function writeFrame(frame: Frame, pattern: string, format: FrameWritePlan
   const make = () => [...frame.tasks(false), ...inputs.map((k, i) => writeTask(`${name}-w${i}`, label, { path: full.replace('*', String(i)), format, ...extra } as FrameWritePlan, k))]
   const upstream = upstreamOf(make, frame.taskCount() + inputs.length)
   return new Bag<string>(label, inputs.map((_, i) => ({ source: { kind: 'inputs' }, deps: [`${name}-w${i}`] })), [], upstream)
+}
+
+// The writers join Frame here, not in frame.ts: this file makes Frames' write
+// tasks from a Frame, so frame.ts importing it would be a circle. Loaded with
+// the package (frame/api.ts).
+declare module './frame' {
+  interface Frame<S = any> {
+    /** Writes each partition to `pattern` ('*' its index) as Parquet (default zstd); `client.compute` of the result writes and gives the paths. */
+    toParquet(pattern: string, options?: ToParquetOptions): Bag<string>
+    /** As toParquet, as CSV with a header (flat columns only). */
+    toCsv(pattern: string): Bag<string>
+    /** As toParquet, one JSON object a line. */
+    toNdjson(pattern: string): Bag<string>
+    /** As toParquet, Arrow IPC files (Feather v2; '.arrow'). */
+    toArrowIpc(pattern: string): Bag<string>
+  }
+}
+
+Frame.prototype.toParquet = function (this: Frame, pattern: string, options: ToParquetOptions = {}) {
+  return writeFrame(this, pattern, 'parquet', 'toParquet', options)
+}
+Frame.prototype.toCsv = function (this: Frame, pattern: string) {
+  return writeFrame(this, pattern, 'csv', 'toCsv')
+}
+Frame.prototype.toNdjson = function (this: Frame, pattern: string) {
+  return writeFrame(this, pattern, 'ndjson', 'toNdjson')
+}
+Frame.prototype.toArrowIpc = function (this: Frame, pattern: string) {
+  return writeFrame(this, pattern, 'ipc', 'toArrowIpc')
 }
