@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { random, SlurmCluster } from 'spillway'
+import { readDoc } from './docs-helpers'
 
 const ROOT = join(__dirname, '..')
 
