@@ -3,23 +3,10 @@
 // declarations; its `@ts-expect-error` lines (wrong column names, wrong row
 // types) must each be refused and everything else accepted.
 import test from 'ava'
-import { execFile } from 'node:child_process'
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 
-const ROOT = join(__dirname, '..')
-const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
-const run = promisify(execFile)
-
-async function tsc(project: string): Promise<{ ok: boolean; output: string }> {
-  try {
-    const r = await run(process.execPath, [TSC, '-p', project], { cwd: ROOT })
-    return { ok: true, output: r.stdout + r.stderr }
-  } catch (e: any) {
-    return { ok: false, output: `${e.stdout ?? ''}${e.stderr ?? ''}` }
-  }
-}
+import { tsc } from './tsc-helpers'
 
 test('typed frames: column names and result rows are checked by tsc, untyped frames compile as before', async (t) => {
   const r = await tsc(join(__dirname, 'types', 'frames.tsconfig.json'))

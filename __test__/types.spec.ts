@@ -3,24 +3,13 @@
 // Its `@ts-expect-error` lines must each be refused and everything else
 // accepted, so a type that loosens or tightens fails here.
 import test from 'ava'
-import { execFile } from 'node:child_process'
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { ERROR_CODES } from 'spillway'
 
-const ROOT = join(__dirname, '..')
-const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
-const run = promisify(execFile)
+import { tsc } from './tsc-helpers'
 
-async function tsc(project: string): Promise<{ ok: boolean; output: string }> {
-  try {
-    const r = await run(process.execPath, [TSC, '-p', project], { cwd: ROOT })
-    return { ok: true, output: r.stdout + r.stderr }
-  } catch (e: any) {
-    return { ok: false, output: `${e.stdout ?? ''}${e.stderr ?? ''}` }
-  }
-}
+const ROOT = join(__dirname, '..')
 
 test('a strict user file type-checks: Future<T>, submit, map, gather, wait, scatter, bags, taskModule, error codes', async (t) => {
   const r = await tsc(join(__dirname, 'types', 'tsconfig.json'))

@@ -93,7 +93,8 @@ fn apply_all(step: &Step, batches: Vec<RecordBatch>) -> Result<Vec<RecordBatch>>
     }
 }
 
-fn inputs(bytes: &[&[u8]]) -> Result<(Option<SchemaRef>, Vec<RecordBatch>)> {
+/// The batches of IPC streams, and the first stream's schema (none when there are no inputs).
+pub(crate) fn inputs(bytes: &[&[u8]]) -> Result<(Option<SchemaRef>, Vec<RecordBatch>)> {
     let mut schema = None;
     let mut out = Vec::new();
     for b in bytes {

@@ -76,13 +76,7 @@ fn partition(plan_json: &serde_json::Value, input: &[&[u8]]) -> Result<(SchemaRe
 
 /// The batches of IPC streams, all of `schema` (the first's, else the declared one).
 fn gather(bytes: &[&[u8]], declared: &[FieldSpec]) -> Result<(SchemaRef, Vec<RecordBatch>)> {
-    let mut schema = None;
-    let mut out = Vec::new();
-    for b in bytes {
-        let (s, batches) = ipc::decode(b)?;
-        schema.get_or_insert(s);
-        out.extend(batches);
-    }
+    let (schema, out) = plan::inputs(bytes)?;
     Ok((match schema {
         Some(s) => s,
         None => types::from_specs(declared)?,
