@@ -6,26 +6,12 @@ import test from 'ava'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Writable } from 'node:stream'
 import { clusterReport, clusterView, col, count, frame, sum, taskProgress, withProgress } from 'spillway'
 import { cluster, GIB, until } from './cluster-helpers'
+import { fakeTty } from './tty-helpers'
 
 const dir = mkdtempSync(join(tmpdir(), 'spillway-frame-visible-'))
 test.after.always(() => rmSync(dir, { recursive: true, force: true }))
-
-function fakeTty() {
-  const chunks: string[] = []
-  const s = new Writable({
-    write(chunk, _enc, cb) {
-      chunks.push(String(chunk))
-      cb()
-    },
-  }) as Writable & { isTTY: boolean; columns: number; text(): string }
-  s.isTTY = true
-  s.columns = 160
-  s.text = () => chunks.join('')
-  return s
-}
 
 /** ~4 MiB of CSV in 1 MiB blocks: partitions large enough to see in GiB figures. */
 function bigCsv(): string {
@@ -74,4 +60,35 @@ test('a persisted frame: its groups on the dashboard, its tasks in progress, its
   t.is(Number(table.getChild('id')!.get(119_999)), 119_999)
   kept.release()
   byCity.release()
+})
+
+test('a frame join through the shuffle: on the dashboard\'s shuffle panel while in flight (inputs, barrier, outputs), gone once done, its shard bytes in clusterReport', async (t) => {
+  const { client } = await cluster(t, { reserveMemGb: 0.5 })
+  const path = join(dir, 'orders.csv')
+  writeFileSync(path, `id,city,amount\n${Array.from({ length: 400_000 }, (_, i) => `${i},city ${i % 17},${i % 1000}`).join('\n')}\n`)
+  const orders = frame.readCsv(path, { blocksize: '2 MiB' })
+  const cities = frame.readCsv(bigCsv(), { blocksize: '1 MiB' }).select('city', 'id')
+  // Both sides in several partitions and no broadcast: every row crosses the shuffle.
+  const joined = orders.join(cities, { on: 'id', broadcastBytes: 0, npartitions: 6 })
+  const before = await clusterReport(client)
+  const pending = client.compute(joined.agg({ n: count() }))
+  const seen: ReturnType<typeof clusterView>['shuffles'] = []
+  let done = false
+  void pending.finally(() => (done = true))
+  while (!done) {
+    const v = clusterView(client, 'test').shuffles.find((s) => s.label === 'join')
+    if (v) seen.push(v)
+    await new Promise((r) => setTimeout(r, 5))
+  }
+  const table = await pending
+  t.is(Number(table.getChild('n')!.get(0)), 120_000)
+  const inputs = orders.npartitions + cities.npartitions
+  t.true(seen.length > 0, 'the join was on the shuffle panel')
+  t.true(seen.every((s) => s.inputs.total === inputs && s.outputs.total === 6), JSON.stringify(seen.at(-1)))
+  t.true(seen.some((s) => s.barrier && s.inputs.done === inputs), 'seen past its barrier')
+  t.deepEqual(clusterView(client, 'test').shuffles, [], 'none once it is done')
+  // The workers' figures come with their next heartbeat.
+  let shuffled = 0
+  await until(async () => (shuffled = ((await clusterReport(client)).shuffleGib - before.shuffleGib) * GIB) > 4 * 2 ** 20, 20_000, `shard bytes in clusterReport (${shuffled} so far)`)
+  t.true(shuffled > 4 * 2 ** 20, `${shuffled} shard bytes counted in clusterReport's shuffle bytes`)
 })

@@ -1,21 +1,6 @@
 import test from 'ava'
-import { Writable } from 'node:stream'
 import { Client, monitor, ProgressBar, progressEnabled, random, setupClient, taskProgress, withProgress } from 'spillway'
-
-/** A stream that says it is a terminal and keeps what is written. */
-function fakeTty(isTTY = true) {
-  const chunks: string[] = []
-  const s = new Writable({
-    write(chunk, _enc, cb) {
-      chunks.push(String(chunk))
-      cb()
-    },
-  }) as Writable & { isTTY: boolean; columns: number; text(): string }
-  s.isTTY = isTTY
-  s.columns = 160
-  s.text = () => chunks.join('')
-  return s
-}
+import { fakeTty } from './tty-helpers'
 
 /** Just what withProgress reads from a client: the scheduler's task records and worker metrics. */
 function fakeClient(keys: string[]) {

@@ -23,14 +23,18 @@ export interface JoinOptions {
   how?: JoinHow
   /** Added to the right side's column names that the left already has (default '_right'). */
   suffix?: string
-  /** A side estimated below this many bytes is broadcast (default 8 MiB); a one-partition side always is. */
+  /** A side estimated below this many bytes is broadcast (default 8 MiB); a one-partition side is too, unless its files hold more than 64 MiB. */
   broadcastBytes?: number
-  /** Output partitions of a shuffled join (default: the larger side's count). */
+  /** Output partitions of a shuffled join (default: the larger side's count, or one per 32 MiB of the two sides' files where that is more). */
   npartitions?: number
 }
 
 const HOWS: readonly JoinHow[] = ['inner', 'left', 'right', 'outer', 'semi', 'anti']
 export const BROADCAST_BYTES = 8 * 2 ** 20
+/** A one-partition side past this many bytes of files is shuffled, not broadcast: every task of the other side would hold it whole, beside its own partition and output. */
+export const BROADCAST_MAX_BYTES = 64 * 2 ** 20
+/** Bytes of the sides' files per output of a shuffled join by default: an output's collect holds its shards, their batches and its result at once, a few times this. */
+export const JOIN_OUTPUT_BYTES = 32 * 2 ** 20
 
 const names = (v: unknown, field: string): string[] => {
   const list = typeof v === 'string' ? [v] : v
@@ -98,15 +102,25 @@ export function joinFrames(left: Frame, right: Frame, options: JoinOptions): Fra
   if (typeof limit !== 'number' || !(limit >= 0)) throw new ArgumentError([{ field: 'options.broadcastBytes', value: limit, allowed: 'a number of bytes ≥ 0' }], 'join')
   const { columns, fields } = joinColumns(left.fields, right.fields, leftOn, rightOn, shared, how, suffix)
   const join: JoinSpecData = { leftOn, rightOn, how, columns }
-  const small = (f: Frame) => f.npartitions === 1 || estimatedBytes(f) < limit
+  const small = (f: Frame) => {
+    const bytes = estimatedBytes(f)
+    return bytes < limit || (f.npartitions === 1 && !(Number.isFinite(bytes) && bytes > BROADCAST_MAX_BYTES))
+  }
   // A broadcast side's rows would come out once per partition of the other where they must not: its unmatched ones (kept by right/outer on the right, left/outer on the left).
   const right1 = how !== 'right' && how !== 'outer' && small(right)
   const left1 = !right1 && (how === 'inner' || how === 'right') && small(left)
   if (right1 || left1) return broadcastJoin(left, right, join, fields, right1 ? 'right' : 'left')
-  const n = o.npartitions ?? Math.max(left.npartitions, right.npartitions)
+  const n = o.npartitions ?? defaultOutputs(left, right)
   if (!(Number.isSafeInteger(n) && n >= 1)) throw new ArgumentError([{ field: 'options.npartitions', value: n, allowed: 'an integer ≥ 1' }], 'join')
   const out = frameShuffled('join', [{ frame: left, by: { kind: 'hash', keys: leftOn } }, { frame: right, by: { kind: 'hash', keys: rightOn } }], n, { kind: 'join', join })
   return new Frame('join', out.keys.map((k) => ({ source: { kind: 'inputs' as const }, deps: [k] })), fields, [], fields, out.upstream)
+}
+
+/** The larger side's partition count, or more where the sides' files would give an output more than JOIN_OUTPUT_BYTES. */
+export function defaultOutputs(left: Frame, right: Frame): number {
+  const bytes = estimatedBytes(left) + estimatedBytes(right)
+  const byBytes = Number.isFinite(bytes) ? Math.ceil(bytes / JOIN_OUTPUT_BYTES) : 0
+  return Math.max(left.npartitions, right.npartitions, byBytes)
 }
 
 /** Each partition of the other side joined with every partition of `small`. */
