@@ -88,3 +88,15 @@ test.serial('types that do not unify across files are an error naming both files
     [2, 'true'],
   ])
 })
+
+test.serial('columns keeps those named, in that order; a name the files do not have is an error listing those there are', async (t) => {
+  const d = files('columns', { 'a.csv': 'id,name,price\n1,ann,2.5\n2,bob,\n' })
+  const f = frame.readCsv(join(d, 'a.csv'), { columns: ['price', 'id'], schema: { id: 'int64', name: 'utf8', price: 'float64' } })
+  t.deepEqual(f.schema, { price: 'float64', id: 'int64' })
+  t.deepEqual((await client.compute(f)).toArray().map((r) => [r.price, Number(r.id)]), [
+    [2.5, 1],
+    [null, 2],
+  ])
+  t.throws(() => frame.readCsv(join(d, 'a.csv'), { columns: ['id', 'cost'] }), { code: 'ERR_SPILLWAY_COLUMN_NOT_FOUND', message: /"cost"[\s\S]*"id", "name", "price"/ })
+  t.throws(() => frame.readCsv(join(d, 'a.csv'), { columns: [] }), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /options\.columns/ })
+})

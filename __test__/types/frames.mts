@@ -114,6 +114,12 @@ export async function read(): Promise<void> {
   // @ts-expect-error no column "byte"
   events.groupBy('user').agg({ total: sum('byte') })
 
+  // columns keeps those of the schema, in that order.
+  const two = frame.readCsv('/data/trips/*.csv', { columns: ['price', 'id'], schema: { id: 'int64', name: 'utf8', price: 'float64' } })
+  same<typeof two, Frame<{ price: 'float64'; id: 'int64' }>>(true)
+  // @ts-expect-error "name" is not among the columns kept
+  two.select('name')
+
   // No schema: untyped, every name compiles (the columns are known only when the files are read).
   frame.readCsv('/data/*.csv', { nullValues: ['NA'] }).filter(col('anything').gt(1))
 }

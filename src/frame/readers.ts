@@ -10,14 +10,17 @@ import { compressionOfName } from '../native/file-codecs'
 import type { CsvOptionsData, FieldSpec } from '../wire/frame'
 import { expandPaths, plannedFile, statFile } from '../bag/readers'
 import { Frame, type FramePart } from './frame'
-import type { Given } from './typing'
+import type { Given, PickOf } from './typing'
+import { columnsOption } from './readers-parquet'
 
 /** The types a CSV column can be read as. */
 export type CsvType = 'null' | 'bool' | `${'int' | 'uint'}${8 | 16 | 32 | 64}` | 'float32' | 'float64' | 'utf8' | 'date32' | 'date64' | `timestamp[${'s' | 'ms' | 'us' | 'ns'}]`
 /** A schema for readCsv or readNdjson: column names to types. */
 export type ReadSchema = Record<string, CsvType>
 
-export interface FrameCsvOptions<T extends ReadSchema = ReadSchema> {
+export interface FrameCsvOptions<T extends ReadSchema = ReadSchema, C extends string = string> {
+  /** The columns to keep, in this order (default: all); the others are dropped in each partition's task as its block is read. */
+  columns?: C[]
   /** Bytes per partition: a number or '128 MiB' (default 64 MiB). */
   blocksize?: number | string
   /**
@@ -41,7 +44,7 @@ export interface FrameCsvOptions<T extends ReadSchema = ReadSchema> {
 
 const TYPE = /^(null|bool|u?int(8|16|32|64)|float(32|64)|utf8|date(32|64)|timestamp\[(s|ms|us|ns)\])$/
 const DEFAULT_BLOCKSIZE = 64 * 2 ** 20
-const OPTIONS = new Set(['blocksize', 'schema', 'nullValues', 'delimiter', 'quote', 'header', 'sampleBytes'])
+const OPTIONS = new Set(['columns', 'blocksize', 'schema', 'nullValues', 'delimiter', 'quote', 'header', 'sampleBytes'])
 
 const bad = (field: string, value: unknown, allowed: string) => new ArgumentError([{ field, value, allowed }], 'frame.readCsv')
 
@@ -96,7 +99,7 @@ export function withGivenTypes(inferred: FieldSpec[], given: Record<string, stri
  * a newline must not straddle a block boundary (use a blocksize past the
  * file's size for such files).
  */
-export function readCsv<const T extends ReadSchema = any>(paths: string | string[], options: FrameCsvOptions<T> = {}): Frame<Given<T>> {
+export function readCsv<const T extends ReadSchema = any, const C extends string = string>(paths: string | string[], options: FrameCsvOptions<T, C> = {}): Frame<[string] extends [C] ? Given<T> : PickOf<Given<T>, C>> {
   if (options === null || typeof options !== 'object') throw bad('options', options, `an object { ${[...OPTIONS].join(', ')} }`)
   for (const k of Object.keys(options)) if (!OPTIONS.has(k)) throw bad(`options.${k}`, (options as any)[k], `one of ${[...OPTIONS].join(', ')}`)
   const blocksize = bytesOption(options.blocksize, 'options.blocksize', DEFAULT_BLOCKSIZE)
@@ -117,5 +120,7 @@ export function readCsv<const T extends ReadSchema = any>(paths: string | string
       parts.push({ source: { kind: 'csv', path, start, end: Math.min(size, start + blocksize), size, mtimeMs, options: opts }, deps: [] })
     }
   }
-  return new Frame('read-csv', parts, fields)
+  const all = new Frame('read-csv', parts, fields)
+  const columns = columnsOption(options.columns, 'frame.readCsv')
+  return columns ? all.select(...columns) : all
 }
