@@ -25,3 +25,22 @@ test('the check fails when a wrong column name is accepted (an @ts-expect-error 
   t.false(r.ok)
   t.regex(r.output, /frames\.mts\(\d+,\d+\): error TS2578/) // Unused '@ts-expect-error' directive.
 })
+
+test('a wrong column of a readCsv typed by its schema is refused by tsc naming the column and the columns there are', async (t) => {
+  const dir = mkdtempSync(join(__dirname, 'types', 'tmp-read-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  copyFileSync(join(__dirname, 'types', 'frames.tsconfig.json'), join(dir, 'frames.tsconfig.json'))
+  const src = [
+    "import { col, frame, sum } from 'spillway'",
+    "const trips = frame.readCsv('/d/*.csv', { schema: { id: 'int64', name: 'utf8', price: 'float64' } })",
+    "trips.filter(col('prise').gt(1))",
+    "trips.groupBy('name').agg({ total: sum('cost') })",
+    "frame.readCsv('/d/*.csv', { schema: { id: 'int46' } })",
+  ].join('\n')
+  writeFileSync(join(dir, 'frames.mts'), src + '\n')
+  const r = await tsc(join(dir, 'frames.tsconfig.json'))
+  t.false(r.ok)
+  t.regex(r.output, /frames\.mts\(3,\d+\): error TS2345[\s\S]*'"prise"' is not assignable to type '"id" \| "name" \| "price"'/)
+  t.regex(r.output, /frames\.mts\(4,\d+\): error TS2\d+[\s\S]*"cost"[\s\S]*"id" \| "name" \| "price"/)
+  t.regex(r.output, /frames\.mts\(5,\d+\): error TS\d+: Type '"int46"' is not assignable to type 'CsvType'/)
+})

@@ -83,6 +83,47 @@ export async function typed(): Promise<void> {
   void ({} as Sales)
 }
 
+export async function read(): Promise<void> {
+  // A schema given to readCsv is the frame's columns, for tsc as at run time.
+  const trips = frame.readCsv('/data/trips/*.csv', { schema: { id: 'int64', name: 'utf8', price: 'float64', day: 'date32', ts: 'timestamp[ms]' } })
+  same<typeof trips, Frame<{ id: 'int64'; name: 'utf8'; price: 'float64'; day: 'date32'; ts: 'timestamp[ms]' }>>(true)
+  const byName = trips.filter(col('price').gt(1).and(col('day').isNotNull())).groupBy('name').agg({ n: count(), top: max('price') })
+  same<typeof byName, Frame<{ name: 'utf8'; n: 'int64'; top: 'float64' }>>(true)
+  // @ts-expect-error no column "prise"
+  trips.filter(col('prise').gt(1))
+  // @ts-expect-error no column "nme" to group by
+  trips.groupBy('nme')
+  // @ts-expect-error no column "when" to select
+  trips.select('id', 'when')
+  const row = (await client.compute(trips.select('id', 'name', 'price'))).get(0)!
+  const id: bigint = row.id
+  const name: string = row.name
+  const price: number = row.price
+  // @ts-expect-error "day" was not selected
+  row.day
+  // @ts-expect-error a float64 is a number, not a string
+  const wrongPrice: string = row.price
+  void [id, name, price, wrongPrice]
+  // @ts-expect-error a type name that does not exist ("int46") is refused
+  frame.readCsv('/x.csv', { schema: { id: 'int46' } })
+
+  // readNdjson with a schema: typed the same way.
+  const events = frame.readNdjson('/data/events/*.ndjson', { schema: { user: 'utf8', bytes: 'int64' } })
+  same<typeof events, Frame<{ user: 'utf8'; bytes: 'int64' }>>(true)
+  events.groupBy('user').agg({ total: sum('bytes') })
+  // @ts-expect-error no column "byte"
+  events.groupBy('user').agg({ total: sum('byte') })
+
+  // columns keeps those of the schema, in that order.
+  const two = frame.readCsv('/data/trips/*.csv', { columns: ['price', 'id'], schema: { id: 'int64', name: 'utf8', price: 'float64' } })
+  same<typeof two, Frame<{ price: 'float64'; id: 'int64' }>>(true)
+  // @ts-expect-error "name" is not among the columns kept
+  two.select('name')
+
+  // No schema: untyped, every name compiles (the columns are known only when the files are read).
+  frame.readCsv('/data/*.csv', { nullValues: ['NA'] }).filter(col('anything').gt(1))
+}
+
 export async function untyped(): Promise<void> {
   // Columns not known to tsc (a CSV inferred at run time): any name compiles, as before.
   const f = frame.readCsv('/data/*.csv')

@@ -7,7 +7,7 @@ import './relational'
 // Adds toParquet, toCsv, toNdjson and toArrowIpc to Frame.
 import './writers'
 export { Frame, GroupBy, type AggOptions, type FrameTable, type FrameBatch, type ColumnTypes } from './frame'
-export { readCsv, type FrameCsvOptions } from './readers'
+export { readCsv, type FrameCsvOptions, type CsvType, type ReadSchema } from './readers'
 export type { MapBatchesOptions, ToBagOptions } from './batches'
 export { readText, type FrameTextOptions } from './read-text'
 export { readParquet, type FrameParquetOptions } from './readers-parquet'

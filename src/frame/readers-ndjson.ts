@@ -12,14 +12,15 @@ import { compressionOfName } from '../native/file-codecs'
 import type { FieldSpec } from '../wire/frame'
 import { expandPaths, plannedFile, statFile } from '../bag/readers'
 import { Frame, type FramePart } from './frame'
-import { withGivenTypes } from './readers'
+import { withGivenTypes, type ReadSchema } from './readers'
+import type { Given } from './typing'
 import { blocksizeOption, checkOptions, columnsOption } from './readers-parquet'
 
-export interface FrameNdjsonOptions {
+export interface FrameNdjsonOptions<T extends ReadSchema = ReadSchema> {
   /** The keys to read, as columns in this order (default: every key of the sampled lines). */
   columns?: string[]
-  /** Column names to flat types ('int64', 'float64', 'utf8', 'bool', 'timestamp[ms]', …) for some columns; the rest are inferred. */
-  schema?: Record<string, string>
+  /** Column names to flat types ('int64', 'float64', 'utf8', 'bool', 'timestamp[ms]', …) for some or all columns, the rest inferred; tsc knows the frame's columns as those given. */
+  schema?: T
   /** Bytes per partition: a number or '128 MiB' (default 64 MiB). */
   blocksize?: number | string
   /** Bytes of each file read to infer types (default 1 MiB). */
@@ -34,7 +35,7 @@ const OPTIONS = new Set(['columns', 'schema', 'blocksize', 'sampleBytes'])
  * does not fit its column's type fails its partition with ERR_SPILLWAY_READ
  * naming the file, the line and the column.
  */
-export function readNdjson(paths: string | string[], options: FrameNdjsonOptions = {}): Frame {
+export function readNdjson<const T extends ReadSchema = any>(paths: string | string[], options: FrameNdjsonOptions<T> = {}): Frame<Given<T>> {
   const what = 'frame.readNdjson'
   checkOptions(options, OPTIONS, what)
   const columns = columnsOption(options.columns, what)

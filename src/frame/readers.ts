@@ -10,12 +10,26 @@ import { compressionOfName } from '../native/file-codecs'
 import type { CsvOptionsData, FieldSpec } from '../wire/frame'
 import { expandPaths, plannedFile, statFile } from '../bag/readers'
 import { Frame, type FramePart } from './frame'
+import type { Given, PickOf } from './typing'
+import { columnsOption } from './readers-parquet'
 
-export interface FrameCsvOptions {
+/** The types a CSV column can be read as. */
+export type CsvType = 'null' | 'bool' | `${'int' | 'uint'}${8 | 16 | 32 | 64}` | 'float32' | 'float64' | 'utf8' | 'date32' | 'date64' | `timestamp[${'s' | 'ms' | 'us' | 'ns'}]`
+/** A schema for readCsv or readNdjson: column names to types. */
+export type ReadSchema = Record<string, CsvType>
+
+export interface FrameCsvOptions<T extends ReadSchema = ReadSchema, C extends string = string> {
+  /** The columns to keep, in this order (default: all); the others are dropped in each partition's task as its block is read. */
+  columns?: C[]
   /** Bytes per partition: a number or '128 MiB' (default 64 MiB). */
   blocksize?: number | string
-  /** Column names to types ('int64', 'float64', 'utf8', 'bool', 'date32', 'timestamp[ms]', …) for some or all columns; the rest are inferred. */
-  schema?: Record<string, string>
+  /**
+   * Column names to types ('int64', 'float64', 'utf8', 'bool', 'date32',
+   * 'timestamp[ms]', …), used instead of inference: for every column (then
+   * tsc knows the frame's columns) or some (the rest are inferred, and tsc
+   * knows only those given).
+   */
+  schema?: T
   /** Field values read as null (default ['']); real files use 'NA', '\\N', 'null'. */
   nullValues?: string[]
   /** One character, default ','. */
@@ -30,7 +44,7 @@ export interface FrameCsvOptions {
 
 const TYPE = /^(null|bool|u?int(8|16|32|64)|float(32|64)|utf8|date(32|64)|timestamp\[(s|ms|us|ns)\])$/
 const DEFAULT_BLOCKSIZE = 64 * 2 ** 20
-const OPTIONS = new Set(['blocksize', 'schema', 'nullValues', 'delimiter', 'quote', 'header', 'sampleBytes'])
+const OPTIONS = new Set(['columns', 'blocksize', 'schema', 'nullValues', 'delimiter', 'quote', 'header', 'sampleBytes'])
 
 const bad = (field: string, value: unknown, allowed: string) => new ArgumentError([{ field, value, allowed }], 'frame.readCsv')
 
@@ -52,16 +66,25 @@ function csvOptions(o: FrameCsvOptions): CsvOptionsData {
   return { delimiter: char(o.delimiter, 'options.delimiter', ','), quote: char(o.quote, 'options.quote', '"'), nullValues, header: o.header ?? true }
 }
 
+const TYPES = "a type: 'bool', 'int8'…'int64', 'uint8'…'uint64', 'float32', 'float64', 'utf8', 'date32', 'date64', 'timestamp[s|ms|us|ns]'"
+
+/** The names a schema types, each type checked (before any file is read). */
+export function givenNames(given: Record<string, string> | undefined, what: string): string[] {
+  const bad = (field: string, value: unknown, allowed: string) => new ArgumentError([{ field, value, allowed }], what)
+  if (given === undefined) return []
+  if (given === null || typeof given !== 'object' || Array.isArray(given)) throw bad('options.schema', given, "an object of column names to types, e.g. { id: 'int64', name: 'utf8' }")
+  for (const [name, type] of Object.entries(given)) if (typeof type !== 'string' || !TYPE.test(type)) throw bad(`options.schema.${name}`, type, TYPES)
+  return Object.keys(given)
+}
+
 /** The inferred schema with the user's types in place of those they gave, every name they gave checked. */
 export function withGivenTypes(inferred: FieldSpec[], given: Record<string, string> | undefined, what = 'frame.readCsv'): FieldSpec[] {
-  const bad = (field: string, value: unknown, allowed: string) => new ArgumentError([{ field, value, allowed }], what)
+  givenNames(given, what)
   if (given === undefined) return inferred
-  if (given === null || typeof given !== 'object') throw bad('options.schema', given, "an object of column names to types, e.g. { id: 'int64', name: 'utf8' }")
-  for (const [name, type] of Object.entries(given)) {
+  for (const name of Object.keys(given)) {
     if (!inferred.some((f) => f.name === name)) {
       throw new SpillwayError('ERR_SPILLWAY_COLUMN_NOT_FOUND', `${what}: options.schema names column ${JSON.stringify(name)}, which the files do not have; their columns are ${inferred.map((f) => JSON.stringify(f.name)).join(', ')}`, { column: name })
     }
-    if (typeof type !== 'string' || !TYPE.test(type)) throw bad(`options.schema.${name}`, type, "a type: 'bool', 'int8'…'int64', 'uint8'…'uint64', 'float32', 'float64', 'utf8', 'date32', 'date64', 'timestamp[s|ms|us|ns]'")
   }
   return inferred.map((f) => (given[f.name] === undefined ? f : { ...f, type: given[f.name] }))
 }
@@ -69,22 +92,26 @@ export function withGivenTypes(inferred: FieldSpec[], given: Record<string, stri
 /**
  * A frame of CSV files (a path, a glob or a list): types inferred from the
  * first `sampleBytes` of every file and unified across them (integers and
- * floats make float64, any other mix utf8), or given in `schema`. Each file
+ * floats make float64, a date and a timestamp a timestamp, anything and
+ * text text; other mixes are ERR_SPILLWAY_READ naming both files), or given
+ * in `schema`, which also types the frame for tsc. Each file
  * is cut into blocks of `blocksize` at line ends; a quoted field that holds
  * a newline must not straddle a block boundary (use a blocksize past the
  * file's size for such files).
  */
-export function readCsv(paths: string | string[], options: FrameCsvOptions = {}): Frame {
+export function readCsv<const T extends ReadSchema = any, const C extends string = string>(paths: string | string[], options: FrameCsvOptions<T, C> = {}): Frame<[string] extends [C] ? Given<T> : PickOf<Given<T>, C>> {
   if (options === null || typeof options !== 'object') throw bad('options', options, `an object { ${[...OPTIONS].join(', ')} }`)
   for (const k of Object.keys(options)) if (!OPTIONS.has(k)) throw bad(`options.${k}`, (options as any)[k], `one of ${[...OPTIONS].join(', ')}`)
   const blocksize = bytesOption(options.blocksize, 'options.blocksize', DEFAULT_BLOCKSIZE)
   const sampleBytes = bytesOption(options.sampleBytes, 'options.sampleBytes', 2 ** 20)
   const opts = csvOptions(options)
+  // Typed columns are not unified across files (their type is the user's); checked before any file is read.
+  const given = givenNames(options.schema, 'frame.readCsv')
   const files = expandPaths(paths, 'frame.readCsv').map((path) => {
     if (compressionOfName(path)) throw new SpillwayError('ERR_SPILLWAY_INVALID_ARGUMENT', `frame.readCsv: ${path} is compressed, which frames do not read yet; decompress it first`, { path })
     return plannedFile(path, statFile(path, 'frame.readCsv'))
   })
-  const inferred = JSON.parse(callNativeSync(() => native.frameInferCsv(files.map((f) => f.path), JSON.stringify(opts), sampleBytes))) as FieldSpec[]
+  const inferred = JSON.parse(callNativeSync(() => native.frameInferCsv(files.map((f) => f.path), JSON.stringify({ ...opts, given }), sampleBytes))) as FieldSpec[]
   const fields = withGivenTypes(inferred, options.schema)
   const parts: FramePart[] = []
   for (const f of files) {
@@ -93,5 +120,7 @@ export function readCsv(paths: string | string[], options: FrameCsvOptions = {})
       parts.push({ source: { kind: 'csv', path, start, end: Math.min(size, start + blocksize), size, mtimeMs, options: opts }, deps: [] })
     }
   }
-  return new Frame('read-csv', parts, fields)
+  const all = new Frame('read-csv', parts, fields)
+  const columns = columnsOption(options.columns, 'frame.readCsv')
+  return columns ? all.select(...columns) : all
 }

@@ -6,6 +6,8 @@
 mod agg_extra;
 mod agg_moments;
 mod agg_values;
+mod csv_rows;
+mod csv_types;
 pub mod aggregate;
 pub mod expr;
 mod expr_fns;

@@ -30,11 +30,13 @@ pub struct CsvOptions {
     pub quote: String,
     pub null_values: Vec<String>,
     pub header: bool,
+    /// Columns the user typed (only when inferring): not unified across files.
+    pub given: Vec<String>,
 }
 
 impl Default for CsvOptions {
     fn default() -> Self {
-        CsvOptions { delimiter: ",".into(), quote: "\"".into(), null_values: vec![String::new()], header: true }
+        CsvOptions { delimiter: ",".into(), quote: "\"".into(), null_values: vec![String::new()], header: true, given: Vec::new() }
     }
 }
 
@@ -76,21 +78,10 @@ pub(crate) fn sample(path: &Path, bytes: usize) -> Result<Vec<u8>> {
     Ok(buf.strip_prefix(BOM).map(<[u8]>::to_vec).unwrap_or(buf))
 }
 
-/// The type two samples' columns share: numbers widen to float64, anything
-/// else that differs falls back to utf8 (which holds every value).
-fn unify(a: &DataType, b: &DataType) -> DataType {
-    match (a, b) {
-        _ if a == b => a.clone(),
-        (DataType::Null, t) | (t, DataType::Null) => t.clone(),
-        (DataType::Int64, DataType::Float64) | (DataType::Float64, DataType::Int64) => DataType::Float64,
-        _ => DataType::Utf8,
-    }
-}
-
 /// The schema of CSV files from the first `sample_bytes` of each, unified.
 pub fn infer_csv_schema(paths: &[PathBuf], opts: &CsvOptions, sample_bytes: usize) -> Result<SchemaRef> {
     let format = opts.format()?;
-    let mut unified: Option<(PathBuf, Vec<Field>)> = None;
+    let mut samples = Vec::with_capacity(paths.len());
     for path in paths {
         let bytes = sample(path, sample_bytes)?;
         if bytes.is_empty() {
@@ -98,20 +89,9 @@ pub fn infer_csv_schema(paths: &[PathBuf], opts: &CsvOptions, sample_bytes: usiz
             continue;
         }
         let (schema, _) = format.infer_schema(Cursor::new(bytes), None).map_err(|e| read_err(path, format!("inferring its schema: {e}")))?;
-        let fields: Vec<Field> = schema.fields().iter().map(|f| f.as_ref().clone()).collect();
-        unified = Some(match unified {
-            None => (path.clone(), fields),
-            Some((first, prev)) => {
-                let names = |fs: &[Field]| fs.iter().map(|f| f.name().as_str()).collect::<Vec<_>>().join(", ");
-                if prev.len() != fields.len() || prev.iter().zip(&fields).any(|(a, b)| a.name() != b.name()) {
-                    return Err(read_err(path, format!("its columns [{}] differ from those of {} [{}]: every file of a frame has the same columns", names(&fields), first.display(), names(&prev))));
-                }
-                let merged = prev.iter().zip(&fields).map(|(a, b)| Field::new(a.name(), unify(a.data_type(), b.data_type()), true)).collect();
-                (first, merged)
-            }
-        });
+        samples.push((path.clone(), schema.fields().iter().map(|f| f.as_ref().clone()).collect()));
     }
-    let (_, fields) = unified.ok_or_else(|| Error::invalid("paths", "no files to infer a schema from"))?;
+    let fields = super::csv_types::unify_files(&samples, &opts.given)?.ok_or_else(|| Error::invalid("paths", "no files to infer a schema from"))?;
     // A column empty in every sample holds text as far as anyone can tell.
     let fields: Vec<Field> = fields.into_iter().map(|f| if f.data_type() == &DataType::Null { f.with_data_type(DataType::Utf8) } else { f }).collect();
     Ok(Arc::new(Schema::new(fields)))
@@ -148,27 +128,18 @@ pub(crate) fn block_bytes(path: &Path, start: u64, end: Option<u64>) -> Result<(
     Ok((at, buf))
 }
 
-/// Arrow names a column by index; the user knows it by name.
-fn name_columns(message: &str, schema: &Schema) -> String {
-    let re = Regex::new(r"for column (\d+)").expect("a valid regex");
-    re.replace_all(message, |c: &regex::Captures| {
-        let i: usize = c[1].parse().unwrap_or(usize::MAX);
-        schema.fields().get(i).map_or_else(|| c[0].to_string(), |f| format!("for column {:?}", f.name()))
-    })
-    .into_owned()
-}
-
 /// The batches of one block of a CSV file, read with `schema`.
 pub fn read_csv_block(path: &Path, start: u64, end: Option<u64>, schema: &SchemaRef, opts: &CsvOptions) -> Result<Vec<RecordBatch>> {
     let (at, bytes) = block_bytes(path, start, end)?;
     let reader = ReaderBuilder::new(Arc::clone(schema))
         .with_format(opts.format()?.with_header(opts.header && at == 0))
         .with_batch_size(BATCH_ROWS)
-        .build(Cursor::new(bytes))
+        .build(Cursor::new(&bytes))
         .map_err(|e| read_err(path, e.to_string()))?;
-    reader
-        .collect::<std::result::Result<Vec<_>, _>>()
-        .map_err(|e| read_err(path, format!("in the block from byte {at}: {} (a value that does not fit the column's type: give the column's type in `schema`, or sample more)", name_columns(&e.to_string(), schema))))
+    reader.collect::<std::result::Result<Vec<_>, _>>().map_err(|e| {
+        let block = super::csv_rows::Block { path, at, bytes: &bytes, header_here: opts.header && at == 0, header: opts.header, quote: opts.quote.as_bytes().first().copied().unwrap_or(b'"') };
+        read_err(path, block.explain(&e.to_string(), schema))
+    })
 }
 
 #[cfg(test)]
