@@ -120,6 +120,16 @@ export async function read(): Promise<void> {
   // @ts-expect-error "name" is not among the columns kept
   two.select('name')
 
+  // fromArrow of a typed Table: its columns, by the contract's names.
+  const arrowTable = {} as Table<{ id: Int64; city: Utf8; amount: Float64 }>
+  const fromTable = frame.fromArrow(arrowTable)
+  same<typeof fromTable, Frame<{ id: 'int64'; city: 'utf8'; amount: 'float64' }>>(true)
+  fromTable.groupBy('city').agg({ total: sum('amount') })
+  // @ts-expect-error no column "town" in the Table
+  fromTable.groupBy('town')
+  // An untyped Table: an untyped frame.
+  frame.fromArrow({} as Table).filter(col('anything').gt(1))
+
   // No schema: untyped, every name compiles (the columns are known only when the files are read).
   frame.readCsv('/data/*.csv', { nullValues: ['NA'] }).filter(col('anything').gt(1))
 }

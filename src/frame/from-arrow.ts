@@ -4,7 +4,7 @@
 // IPC bytes.
 
 import { createHash } from 'node:crypto'
-import { Table, tableToIPC } from 'apache-arrow'
+import { Table, tableToIPC, type TypeMap } from 'apache-arrow'
 import { ArgumentError, callNativeSync } from '../base/errors'
 import { upstreamOf } from '../bag/upstream'
 import type { TaskSubmission } from '../scheduler/scheduler'
@@ -12,6 +12,7 @@ import type { FieldSpec, PartitionPlan } from '../wire/frame'
 import { nativeFunction } from '../wire/functions'
 import { native } from '../native/binding'
 import { Frame } from './frame'
+import type { NamesOf } from './typing'
 
 export interface FromArrowOptions {
   /** Partitions of about equal rows (default: one per 64 MiB of the table's IPC bytes). */
@@ -20,7 +21,8 @@ export interface FromArrowOptions {
 
 const what = 'frame.fromArrow'
 
-export function fromArrow(table: Table, options: FromArrowOptions = {}): Frame {
+/** A typed Table (`Table<{ id: Int64, … }>`) gives a frame whose columns tsc knows (`Frame<{ id: 'int64', … }>`). */
+export function fromArrow<T extends TypeMap = any>(table: Table<T>, options: FromArrowOptions = {}): Frame<NamesOf<T>> {
   if (!(table instanceof Table)) throw new ArgumentError([{ field: 'table', value: table === null ? null : typeof table, allowed: "an apache-arrow Table (e.g. tableFromArrays, tableFromIPC, or a frame's computed result)" }], what)
   if (options === null || typeof options !== 'object') throw new ArgumentError([{ field: 'options', value: options, allowed: '{ npartitions }' }], what)
   const n = options.npartitions

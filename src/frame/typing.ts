@@ -44,6 +44,13 @@ interface ArrowTypes {
 /** S as apache-arrow's TypeMap (a type name it does not know is any DataType). */
 export type ArrowOf<S> = { [K in keyof S & string]: S[K] extends keyof ArrowTypes ? ArrowTypes[S[K]] : arrow.DataType }
 
+/** The contract's name of an apache-arrow type, or string where it has none (a struct, a list): one name only where exactly one fits. */
+type NameOfArrow<T> = { [N in keyof ArrowTypes]: [T] extends [ArrowTypes[N]] ? ([ArrowTypes[N]] extends [T] ? N : never) : never }[keyof ArrowTypes]
+type OneName<N> = [N] extends [never] ? string : N
+
+/** An apache-arrow TypeMap (a typed Table's columns) as a frame's S; any where the Table is not typed. */
+export type NamesOf<T> = IsAny<T> extends true ? any : { [K in keyof T & string]: OneName<NameOfArrow<T[K]>> }
+
 /** A frame's result: an apache-arrow Table, its rows typed where S is known. */
 export type TableOf<S> = IsAny<S> extends true ? arrow.Table : arrow.Table<ArrowOf<S>>
 export type BatchOf<S> = IsAny<S> extends true ? arrow.RecordBatch : arrow.RecordBatch<ArrowOf<S>>
