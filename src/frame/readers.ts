@@ -80,16 +80,15 @@ export function readCsv(paths: string | string[], options: FrameCsvOptions = {})
   const blocksize = bytesOption(options.blocksize, 'options.blocksize', DEFAULT_BLOCKSIZE)
   const sampleBytes = bytesOption(options.sampleBytes, 'options.sampleBytes', 2 ** 20)
   const opts = csvOptions(options)
-  const files = expandPaths(paths, 'frame.readCsv').map((path) => {
-    if (compressionOfName(path)) throw new SpillwayError('ERR_SPILLWAY_INVALID_ARGUMENT', `frame.readCsv: ${path} is compressed, which frames do not read yet; decompress it first`, { path })
-    return plannedFile(path, statFile(path, 'frame.readCsv'))
-  })
+  const files = expandPaths(paths, 'frame.readCsv').map((path) => plannedFile(path, statFile(path, 'frame.readCsv')))
   const inferred = JSON.parse(callNativeSync(() => native.frameInferCsv(files.map((f) => f.path), JSON.stringify(opts), sampleBytes))) as FieldSpec[]
   const fields = withGivenTypes(inferred, options.schema)
   const parts: FramePart[] = []
   for (const f of files) {
     const { path, size, mtimeMs } = f
-    for (let start = 0; start < size || start === 0; start += blocksize) {
+    // A compressed file is one partition, streamed by the core (its blocks cannot be found without decoding).
+    const step = compressionOfName(path) ? Infinity : blocksize
+    for (let start = 0; start < size || start === 0; start += step) {
       parts.push({ source: { kind: 'csv', path, start, end: Math.min(size, start + blocksize), size, mtimeMs, options: opts }, deps: [] })
     }
   }
