@@ -105,6 +105,7 @@ test.serial('a .zst and a .gz whose content is larger than a worker\'s memory ar
   t.is(count, 2 * lines)
   const { value: freq, peak: peak2 } = await peakRss(() => client.compute(lines2.map((l: string) => l.slice(l.indexOf(' ') + 1, l.indexOf(' ', l.indexOf(' ') + 1))).frequencies()))
   t.deepEqual(new Map(freq as [string, number][]), new Map([...words].map(([w, n]) => [w, 2 * n])))
+  t.log(`content ${(content / MIB).toFixed(0)} MiB a file, ${lines} lines; peak rss ${[...peak, ...peak2].map(([n, r]) => `${n} ${(r / MIB).toFixed(0)} MiB`).join(', ')} of ${LIMIT / MIB} MiB`)
   for (const [name, rss] of [...peak, ...peak2]) t.true(rss > 0 && rss < LIMIT, `${name}: peak rss ${(rss / MIB).toFixed(0)} MiB of ${LIMIT / MIB}`)
   t.is(restarts(), 0, 'no worker lost')
 
@@ -124,6 +125,9 @@ test.serial('corrupt or truncated compressed text fails naming the file; lz4 fra
   writeFileSync(lz4, Buffer.concat([await compressFile(Buffer.from(text.slice(0, 1000)), 'lz4'), await compressFile(Buffer.from(text.slice(1000)), 'lz4')]))
   t.deepEqual(await client.compute(bag.readText(lz4)), text.split('\n'))
   t.deepEqual(await client.compute(bag.readText(lz4, { lineDelimiter: '\r\n' }).count()), 30_001)
+  // Pulled by a step that takes them whole, and pushed through an async step drained block by block: the same lines.
+  t.deepEqual(await client.compute(bag.readText(lz4).mapPartitions((lines: Iterable<string>) => [[...lines].length])), [30_001])
+  t.is(await client.compute(bag.readText(lz4).filter(async (l: string) => l.endsWith('7\r')).count()), 3000)
   const whole = gzipSync(text)
   const cut = join(dir, 'cut.txt.gz')
   writeFileSync(cut, whole.subarray(0, whole.length - 200))
