@@ -17,7 +17,7 @@ import type { PartDef } from './graph'
 export interface ReadTextOptions {
   /** Bytes per partition: a number or '128 MiB' (default 64 MiB). Small files are packed together up to it. */
   blocksize?: number | string
-  /** 'infer' (default: by extension, .gz, .zst, .lz4), 'gzip', 'zstd', 'lz4' or 'none'. A compressed file is one partition. */
+  /** 'infer' (default: by extension, .gz, .zst, .lz4), 'gzip', 'zstd', 'lz4' or 'none'. A compressed file is one partition, its lines streamed through the steps: a reduction over a file larger than a worker's memory runs within it. */
   compression?: 'infer' | 'gzip' | 'zstd' | 'lz4' | 'none'
   /** Default 'utf8'; 'utf16le' blocks are cut on its 2-byte code units. */
   encoding?: BufferEncoding
@@ -143,7 +143,8 @@ function compressionOf(path: string, option: string): Compression {
 /**
  * Lines of text files: each file cut into blocks of `blocksize` bytes
  * split at the delimiter, small files packed together up to `blocksize`,
- * a compressed file whole.
+ * a compressed file one partition (it cannot be cut at an offset), decoded
+ * a block at a time as the steps consume its lines.
  */
 export function readText(paths: string | string[], options: ReadTextOptions = {}): Bag<string> {
   const what = 'readText'

@@ -4,7 +4,7 @@
 // cut into blocks at line ends that the workers decode with arrow-json
 // (crates/core/src/frame/read_ndjson.rs).
 
-import { callNativeSync, SpillwayError } from '../base/errors'
+import { callNativeSync } from '../base/errors'
 import { parseBytes } from '../base/units'
 import { ArgumentError } from '../base/errors'
 import { native } from '../native/binding'
@@ -42,15 +42,14 @@ export function readNdjson<const T extends ReadSchema = any>(paths: string | str
   const blocksize = blocksizeOption(options.blocksize, what)
   const sampleBytes = options.sampleBytes === undefined ? 2 ** 20 : parseBytes(options.sampleBytes)
   if (!sampleBytes || sampleBytes < 1) throw new ArgumentError([{ field: 'options.sampleBytes', value: options.sampleBytes, allowed: "a positive number of bytes, or a size such as '1 MiB'" }], what)
-  const files = expandPaths(paths, what).map((path) => {
-    if (compressionOfName(path)) throw new SpillwayError('ERR_SPILLWAY_INVALID_ARGUMENT', `${what}: ${path} is compressed, which frames do not read yet; decompress it first`, { path })
-    return plannedFile(path, statFile(path, what))
-  })
+  const files = expandPaths(paths, what).map((path) => plannedFile(path, statFile(path, what)))
   const inferred = JSON.parse(callNativeSync(() => native.frameInferNdjson(files.map((f) => f.path), columns, sampleBytes))) as FieldSpec[]
   const fields = withGivenTypes(inferred, options.schema, what)
   const parts: FramePart[] = []
   for (const { path, size, mtimeMs } of files) {
-    for (let start = 0; start < size || start === 0; start += blocksize) {
+    // A compressed file is one partition, streamed by the core (its blocks cannot be found without decoding).
+    const step = compressionOfName(path) ? Infinity : blocksize
+    for (let start = 0; start < size || start === 0; start += step) {
       parts.push({ source: { kind: 'ndjson', path, start, end: Math.min(size, start + blocksize), size, mtimeMs }, deps: [] })
     }
   }

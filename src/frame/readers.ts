@@ -107,16 +107,15 @@ export function readCsv<const T extends ReadSchema = any, const C extends string
   const opts = csvOptions(options)
   // Typed columns are not unified across files (their type is the user's); checked before any file is read.
   const given = givenNames(options.schema, 'frame.readCsv')
-  const files = expandPaths(paths, 'frame.readCsv').map((path) => {
-    if (compressionOfName(path)) throw new SpillwayError('ERR_SPILLWAY_INVALID_ARGUMENT', `frame.readCsv: ${path} is compressed, which frames do not read yet; decompress it first`, { path })
-    return plannedFile(path, statFile(path, 'frame.readCsv'))
-  })
+  const files = expandPaths(paths, 'frame.readCsv').map((path) => plannedFile(path, statFile(path, 'frame.readCsv')))
   const inferred = JSON.parse(callNativeSync(() => native.frameInferCsv(files.map((f) => f.path), JSON.stringify({ ...opts, given }), sampleBytes))) as FieldSpec[]
   const fields = withGivenTypes(inferred, options.schema)
   const parts: FramePart[] = []
   for (const f of files) {
     const { path, size, mtimeMs } = f
-    for (let start = 0; start < size || start === 0; start += blocksize) {
+    // A compressed file is one partition, streamed by the core (its blocks cannot be found without decoding).
+    const step = compressionOfName(path) ? Infinity : blocksize
+    for (let start = 0; start < size || start === 0; start += step) {
       parts.push({ source: { kind: 'csv', path, start, end: Math.min(size, start + blocksize), size, mtimeMs, options: opts }, deps: [] })
     }
   }

@@ -4,6 +4,7 @@
 mod buffer;
 mod chunk;
 mod codec;
+mod compressed;
 mod error;
 mod frame;
 mod frame_shuffle;

@@ -44,12 +44,12 @@ pub struct JsTextFiles {
     pub fault: Option<JsFileFault>,
 }
 
-fn js_index(ix: LineIndex) -> JsLineIndex {
+pub(crate) fn js_index(ix: LineIndex) -> JsLineIndex {
     let pieces: Vec<f64> = ix.pieces.iter().flat_map(|&(s, e, f, ascii)| [s as f64, e as f64, f as f64, ascii as u8 as f64]).collect();
     JsLineIndex { starts: ix.starts.into(), ends: ix.ends.into(), pieces: pieces.into(), file_lines: ix.file_lines.into() }
 }
 
-fn js_fault(index: usize, f: FileFault) -> JsFileFault {
+pub(crate) fn js_fault(index: usize, f: FileFault) -> JsFileFault {
     let mut out = JsFileFault { index: index as u32, kind: String::new(), errno: None, message: None, what: None, size: None, mtime_ms: None, ctime_ms: None, ino: None };
     match f {
         FileFault::Open(e) => (out.kind, out.errno, out.message) = ("open".into(), e.raw_os_error(), Some(e.to_string())),

@@ -19,6 +19,7 @@ pub mod join;
 pub mod partition;
 pub mod plan;
 pub mod read;
+mod read_compressed;
 pub mod read_ndjson;
 pub mod read_parquet;
 pub mod read_text;

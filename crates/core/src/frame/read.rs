@@ -68,9 +68,15 @@ pub(crate) fn read_err(path: &Path, message: impl Into<String>) -> Error {
 
 /// The first `bytes` of a file, cut after its last whole line, without a BOM.
 pub(crate) fn sample(path: &Path, bytes: usize) -> Result<Vec<u8>> {
-    let f = File::open(path).map_err(|e| Error::io("open", path, e))?;
-    let mut buf = Vec::with_capacity(bytes.min(1 << 24));
-    f.take(bytes as u64 + 1).read_to_end(&mut buf).map_err(|e| Error::io("read", path, e))?;
+    let mut buf = match super::read_compressed::sample_compressed(path, bytes)? {
+        Some(content) => content,
+        None => {
+            let f = File::open(path).map_err(|e| Error::io("open", path, e))?;
+            let mut buf = Vec::with_capacity(bytes.min(1 << 24));
+            f.take(bytes as u64 + 1).read_to_end(&mut buf).map_err(|e| Error::io("read", path, e))?;
+            buf
+        }
+    };
     if buf.len() > bytes {
         let last = buf.iter().rposition(|&b| b == b'\n').unwrap_or(buf.len());
         buf.truncate(last + 1);
@@ -129,10 +135,21 @@ pub(crate) fn block_bytes(path: &Path, start: u64, end: Option<u64>) -> Result<(
 }
 
 /// The batches of one block of a CSV file, read with `schema`.
+/// A compressed file is read whole, a piece of whole lines at a time.
 pub fn read_csv_block(path: &Path, start: u64, end: Option<u64>, schema: &SchemaRef, opts: &CsvOptions) -> Result<Vec<RecordBatch>> {
+    let mut out = Vec::new();
+    // The first piece, the only one with no line before it, holds the header.
+    if super::read_compressed::each_piece(path, |at, before, bytes| Ok(out.extend(csv_batches(path, at, before == 0, bytes, schema, opts)?)))? {
+        return Ok(out);
+    }
     let (at, bytes) = block_bytes(path, start, end)?;
+    csv_batches(path, at, at == 0, &bytes, schema, opts)
+}
+
+/// The batches of whole CSV lines that begin at byte `at` (`first`: the file's header among them).
+fn csv_batches(path: &Path, at: u64, first: bool, bytes: &[u8], schema: &SchemaRef, opts: &CsvOptions) -> Result<Vec<RecordBatch>> {
     let reader = ReaderBuilder::new(Arc::clone(schema))
-        .with_format(opts.format()?.with_header(opts.header && at == 0))
+        .with_format(opts.format()?.with_header(opts.header && first))
         .with_batch_size(BATCH_ROWS)
         .build(Cursor::new(&bytes))
         .map_err(|e| read_err(path, e.to_string()))?;

@@ -147,17 +147,16 @@ fn lines_before(path: &Path, at: u64) -> Result<u64> {
 }
 
 /// The first line of a block that fails alone, its number in the file, and why.
-fn failing_line(path: &Path, at: u64, bytes: &[u8], schema: &SchemaRef) -> Result<Option<(u64, String)>> {
-    let first = lines_before(path, at)?;
+fn failing_line(first: u64, bytes: &[u8], schema: &SchemaRef) -> Option<(u64, String)> {
     for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
         if let Err(e) = decode(schema, line) {
-            return Ok(Some((first + i as u64 + 1, e.to_string())));
+            return Some((first + i as u64 + 1, e.to_string()));
         }
     }
-    Ok(None)
+    None
 }
 
 /// "whilst decoding field 'a': …" as the user knows it: column "a".
@@ -177,10 +176,24 @@ fn column_of(message: &str) -> String {
 }
 
 /// The batches of one block of an NDJSON file, read with `schema`.
+/// A compressed file is read whole, a piece of whole lines at a time.
 pub fn read_ndjson_block(path: &Path, start: u64, end: Option<u64>, schema: &SchemaRef) -> Result<Vec<RecordBatch>> {
+    let mut out = Vec::new();
+    if super::read_compressed::each_piece(path, |at, before, bytes| Ok(out.extend(ndjson_batches(path, at, Some(before), bytes, schema)?)))? {
+        return Ok(out);
+    }
     let (at, bytes) = block_bytes(path, start, end)?;
-    decode(schema, &bytes).or_else(|e| {
-        let (line, why) = failing_line(path, at, &bytes, schema)?.unwrap_or((0, e.to_string()));
+    ndjson_batches(path, at, None, &bytes, schema)
+}
+
+/// The batches of whole lines that begin at byte `at`, after `before` lines (counted from the file when not known).
+fn ndjson_batches(path: &Path, at: u64, before: Option<u64>, bytes: &[u8], schema: &SchemaRef) -> Result<Vec<RecordBatch>> {
+    decode(schema, bytes).or_else(|e| {
+        let first = match before {
+            Some(n) => n,
+            None => lines_before(path, at)?,
+        };
+        let (line, why) = failing_line(first, bytes, schema).unwrap_or((0, e.to_string()));
         let why = why.strip_prefix("Json error: ").unwrap_or(&why).to_string();
         let place = if line > 0 { format!("line {line}") } else { format!("the block from byte {at}") };
         Err(read_err(path, format!("{place}{}: {why} (a value that does not fit the column's type: give the column's type in `schema`, or sample more)", column_of(&why))))

@@ -70,3 +70,28 @@ fn conflicts_and_bad_rows_name_file_line_and_column() {
     let m = read_ndjson_block(&bad, 0, None, &s).unwrap_err().to_string();
     assert!(m.contains("bad.ndjson") && m.contains("line 2"), "{m}");
 }
+
+#[test]
+fn compressed_files_stream_and_a_bad_line_is_named_by_its_number_in_the_content() {
+    let d = tempfile::tempdir().unwrap();
+    let n = 400_000u64;
+    let mut text: String = (0..n).map(|i| format!("{{\"id\":{i},\"s\":\"row {i}\"}}\n")).collect();
+    assert!(text.len() > super::super::read_compressed::PIECE);
+    let p = d.path().join("t.ndjson.zst");
+    std::fs::write(&p, zstd::encode_all(text.as_bytes(), 1).unwrap()).unwrap();
+    let s = infer_ndjson_schema(std::slice::from_ref(&p), None, 1 << 16).unwrap();
+    assert_eq!(type_names(&s), ["id:int64", "s:utf8"]);
+    let got = read_ndjson_block(&p, 0, Some(1), &s).unwrap();
+    assert_eq!(got.iter().map(|b| b.num_rows() as u64).sum::<u64>(), n);
+    let ids: i64 = got.iter().map(|b| b.column(0).as_primitive::<Int64Type>().values().iter().sum::<i64>()).sum();
+    assert_eq!(ids as u64, n * (n - 1) / 2);
+    // A bad value past the first piece: its line number counts the pieces before.
+    text.push_str("{\"id\":\"x\",\"s\":\"bad\"}\n");
+    let q = d.path().join("bad.ndjson.gz");
+    let mut gz = flate2::write::GzEncoder::new(File::create(&q).unwrap(), flate2::Compression::fast());
+    gz.write_all(text.as_bytes()).unwrap();
+    gz.finish().unwrap();
+    let e = read_ndjson_block(&q, 0, None, &s).unwrap_err();
+    assert_eq!(e.code(), "ERR_SPILLWAY_READ");
+    assert!(e.to_string().contains(&format!("bad.ndjson.gz: line {}, column \"id\"", n + 1)), "{e}");
+}

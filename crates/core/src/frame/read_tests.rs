@@ -82,3 +82,34 @@ fn options_are_checked() {
     let e = infer_csv_schema(&[PathBuf::from("/nonexistent")], &bad, 10).unwrap_err();
     assert_eq!(e.code(), "ERR_SPILLWAY_INVALID_ARGUMENT");
 }
+
+#[test]
+fn compressed_files_are_read_whole_a_piece_at_a_time_with_their_header_once() {
+    use crate::codec::stream::{encode_stream, StreamFormat};
+    let d = tempfile::tempdir().unwrap();
+    // More than one piece of content: the header is read once, every row after it.
+    let n = 1_000_000u64;
+    let text: String = std::iter::once("\u{feff}k,v\n".to_string()).chain((0..n).map(|i| format!("k{},{i}\n", i % 7))).collect();
+    assert!(text.len() > super::super::read_compressed::PIECE);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(text.as_bytes()).unwrap();
+    let files = [
+        file(&d, "t.csv.gz", &gz.finish().unwrap()),
+        file(&d, "t.csv.zst", &encode_stream(StreamFormat::Zstd, text.as_bytes(), None).unwrap()),
+        file(&d, "t.csv.lz4", &encode_stream(StreamFormat::Lz4, text.as_bytes(), None).unwrap()),
+    ];
+    for p in &files {
+        let s = infer_csv_schema(std::slice::from_ref(p), &CsvOptions::default(), 1 << 16).unwrap();
+        assert_eq!(s.field(0).name(), "k", "{p:?}: the BOM is dropped");
+        assert_eq!(s.field(1).data_type(), &DataType::Int64);
+        // The block's end is ignored: a compressed file is one partition.
+        let out = read_csv_block(p, 0, Some(10), &s, &CsvOptions::default()).unwrap();
+        assert_eq!(rows(&out) as u64, n, "{p:?}");
+        let sum: i64 = out.iter().map(|b| b.column(1).as_primitive::<Int64Type>().values().iter().sum::<i64>()).sum();
+        assert_eq!(sum as u64, n * (n - 1) / 2);
+    }
+    let bad = file(&d, "bad.csv.zst", b"not zstd");
+    let e = read_csv_block(&bad, 0, None, &Arc::new(Schema::new(vec![Field::new("k", DataType::Utf8, true)])), &CsvOptions::default()).unwrap_err();
+    assert_eq!(e.code(), "ERR_SPILLWAY_READ");
+    assert!(e.to_string().contains("bad.csv.zst: not valid zstd"), "{e}");
+}

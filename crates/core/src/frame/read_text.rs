@@ -4,8 +4,6 @@
 //! (an invalid byte is an error naming the file and its offset); Latin-1
 //! maps each byte to its code point.
 
-use std::fs::File;
-use std::io::{BufReader, Read};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -14,7 +12,7 @@ use arrow_buffer::{Buffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Schema};
 use serde::Deserialize;
 
-use super::read::{block_bytes, read_err, BATCH_ROWS, BOM};
+use super::read::{block_bytes, read_err, BATCH_ROWS};
 use crate::Result;
 
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
@@ -89,50 +87,17 @@ impl<'a> Batches<'a> {
     }
 }
 
-/// A .gz, .zst or .lz4 file's decoder, by its name (as the bags' readers decide).
-fn decoder(path: &Path) -> Result<Option<Box<dyn Read>>> {
-    let name = path.to_string_lossy().to_ascii_lowercase();
-    let open = || File::open(path).map_err(|e| crate::Error::io("open", path, e));
-    Ok(Some(if name.ends_with(".gz") {
-        Box::new(flate2::read::MultiGzDecoder::new(BufReader::new(open()?)))
-    } else if name.ends_with(".zst") {
-        Box::new(zstd::stream::read::Decoder::new(open()?).map_err(|e| read_err(path, format!("starting zstd: {e}")))?)
-    } else if name.ends_with(".lz4") {
-        Box::new(lz4_flex::frame::FrameDecoder::new(BufReader::new(open()?)))
-    } else {
-        return Ok(None);
-    }))
-}
-
 /// A compressed file streamed: a piece of whole lines at a time, never the whole content.
-fn read_compressed(path: &Path, mut r: Box<dyn Read>, into: &mut Batches) -> Result<()> {
-    const PIECE: u64 = 8 << 20;
-    let (mut pending, mut at) = (Vec::new(), 0u64);
-    loop {
-        let n = (&mut r).take(PIECE).read_to_end(&mut pending).map_err(|e| read_err(path, format!("decompressing after byte {at} of its content: {e}")))?;
-        if at == 0 && pending.starts_with(BOM) {
-            pending.drain(..BOM.len());
-            at = BOM.len() as u64;
-        }
-        let cut = if n == 0 { pending.len() } else { pending.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) };
-        into.push(&pending[..cut], at, " of its decompressed content")?;
-        at += cut as u64;
-        pending.drain(..cut);
-        if n == 0 {
-            return Ok(());
-        }
-    }
+fn read_compressed(path: &Path, into: &mut Batches) -> Result<bool> {
+    super::read_compressed::each_piece(path, |at, _, bytes| into.push(bytes, at, " of its decompressed content"))
 }
 
 /// The lines that begin in [start, end) of `path` (all of a compressed file), as batches of one utf8 column.
 pub fn read_text_block(path: &Path, start: u64, end: Option<u64>, column: &str, encoding: Encoding) -> Result<Vec<RecordBatch>> {
     let mut out = Batches::new(path, column, encoding);
-    match decoder(path)? {
-        Some(r) => read_compressed(path, r, &mut out)?,
-        None => {
-            let (at, bytes) = block_bytes(path, start, end)?;
-            out.push(&bytes, at, "")?;
-        }
+    if !read_compressed(path, &mut out)? {
+        let (at, bytes) = block_bytes(path, start, end)?;
+        out.push(&bytes, at, "")?;
     }
     out.finish()
 }
@@ -141,6 +106,7 @@ pub fn read_text_block(path: &Path, start: u64, end: Option<u64>, column: &str, 
 mod tests {
     use super::*;
     use arrow_array::cast::AsArray;
+    use std::fs::File;
     use std::io::Write;
 
     fn read(bytes: &[u8], start: u64, end: Option<u64>, enc: Encoding) -> Result<Vec<String>> {

@@ -129,8 +129,8 @@ pub fn same_as_planned(f: &PlannedFile, st: &FoundStat) -> bool {
     }
 }
 
-/// Opens, checks and reads one planned file, appending its bytes to `out`.
-fn read_one(f: &PlannedFile, out: &mut Vec<u8>) -> Result<(), FileFault> {
+/// Opens a planned file and checks it is still the one planned.
+pub fn open_planned(f: &PlannedFile) -> Result<File, FileFault> {
     let file = open_nonblocking(&f.path).map_err(FileFault::Open)?;
     let md = file.metadata().map_err(FileFault::Read)?;
     if !md.is_file() {
@@ -140,6 +140,12 @@ fn read_one(f: &PlannedFile, out: &mut Vec<u8>) -> Result<(), FileFault> {
     if !same_as_planned(f, &st) {
         return Err(FileFault::Changed(st));
     }
+    Ok(file)
+}
+
+/// Opens, checks and reads one planned file, appending its bytes to `out`.
+fn read_one(f: &PlannedFile, out: &mut Vec<u8>) -> Result<(), FileFault> {
+    let file = open_planned(f)?;
     // At most the planned size: bytes appended since the check are not ours.
     // Take at its limit answers 0 without a system call, so a file costs
     // open, fstat, one read (while it fills) and close.

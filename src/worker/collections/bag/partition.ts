@@ -15,13 +15,14 @@ import { eachItem, type Sink } from './items'
 import { callInTask, callInTask2, runInStore, type TaskStore } from '../../context'
 import { csvItems, parquetItems } from './tabular'
 import { textPartition } from './text-blocks'
+import { pushStreamed, StreamedText } from './text-stream'
 import { writeStep } from './writers'
 
 export interface FunctionLoader {
   get(desc: FnDesc): Promise<Fn>
   /** Reads a shuffle output's shards (the worker's shuffle service); absent where there is none. */
   collect?(spec: CollectSpec, markers: SplitMarker[]): Promise<unknown[]>
-  /** The worker's memory limit: what a file read whole may take is a share of it. */
+  /** The worker's memory limit: what a task keeps whole (a streamed file's items, a broadcast join's pairs) may take is a share of it. */
   readonly memoryLimit?: number
   /**
    * The task these functions run for, where it runs without AsyncLocalStorage
@@ -316,8 +317,8 @@ async function sourceItems(load: FunctionLoader, spec: PartitionSpec, inputs: un
   if (src.kind === 'inputs') return inputs.flatMap((v) => v as unknown[])
   if (src.kind === 'csv') return csvItems(src)
   if (src.kind === 'parquet') return parquetItems(src)
-  // A text block is read whole, its lines made as the steps consume them (a block is at most `blocksize`).
-  return textPartition(src, load.memoryLimit)
+  // A text block is read whole (at most `blocksize`), a compressed file streamed; lines are made as the steps consume them.
+  return textPartition(src)
 }
 
 /**
@@ -373,9 +374,12 @@ async function partitionInto(load: FunctionLoader, spec: PartitionSpec, into: Si
   const out: unknown[] = []
   let sink: Sink = acc ? acc.push : (into ?? ((v) => void out.push(v)))
   for (let i = spec.steps.length - 1; i >= upTo; i--) sink = await stepSink(load, spec.steps[i] as Exclude<Step, { op: 'write' }>, fns[i], extra, sink, stages)
-  eachItem(items, sink)
   // Made from the last step back: drained from the first.
-  if (stages.length) await drainAll(stages.reverse())
+  if (items instanceof StreamedText) await pushStreamed(items, sink, stages.reverse(), acc || into ? undefined : out, load.memoryLimit)
+  else {
+    eachItem(items, sink)
+    if (stages.length) await drainAll(stages.reverse())
+  }
   return acc ? acc.result() : out
 }
 

@@ -2,25 +2,24 @@
 // Dask's read_block rule (a block starts after the first delimiter at or
 // past its offset, unless it starts the file, and ends after the first
 // delimiter at or past its end), so every line of a file is read exactly
-// once whatever the block size. A compressed file (gzip, zstd, lz4) is read whole.
+// once whatever the block size. A compressed file (gzip, zstd, lz4) is one
+// block, streamed by the core (text-stream.ts).
 
 import type { FileHandle } from 'node:fs/promises'
-import { decompressBounded } from '../../../native/file-codecs'
-import { ownTaskError, SpillwayError } from '../../../base/errors'
+import { SpillwayError } from '../../../base/errors'
 import type { PartitionSource, TextBlock } from '../../../wire/bag'
 import { codeUnit } from '../../../wire/text-encoding'
 import { openPlanned, readFailed, readRange } from './file-open'
 import { batchedTextItems, nativeBlockLines, wholeFiles } from './text-batch'
 import { checkDecodes } from './text-decode'
 import { eachItem, PushItems, type Sink } from './items'
+import { StreamedText } from './text-stream'
 
 export { readFailed } from './file-open'
 
 type TextSource = Extract<PartitionSource, { kind: 'text' }>
 
 const SCAN = 64 * 1024
-/** The share of a worker's memory limit a compressed file's content may take: it is read whole, and its lines are made from it. */
-const WHOLE_SHARE = 0.25
 
 /** The first `delim` in `hay` at or after `from` that starts on a code unit (`base` is hay's file offset), or -1. */
 export function indexOfAligned(hay: Buffer, delim: Buffer, from: number, unit: number, base: number): number {
@@ -69,33 +68,6 @@ export async function readBlock(b: TextBlock, delim: Buffer, unit = 1): Promise<
   return (await readBlockAt(b, delim, unit)).bytes
 }
 
-async function readWhole(b: TextBlock, compression: TextSource['compression'], memoryLimit: number): Promise<Buffer> {
-  const limit = Math.floor(memoryLimit * WHOLE_SHARE)
-  const tooLarge = (what: string) =>
-    ownTaskError(
-      'ERR_SPILLWAY_TOO_LARGE',
-      `file ${b.path} ${what}, past a quarter of this worker's memory limit (${limit} of ${memoryLimit} bytes): a ${compression ?? 'whole'} file is read whole; decompress it and read it with a blocksize, or give workers more memory`,
-      { path: b.path, limit, memoryLimit, compressedBytes: b.size },
-    )
-  if (b.size > limit) throw tooLarge(`is ${b.size} bytes`)
-  const fd = await openPlanned(b)
-  let raw: Buffer
-  try {
-    raw = await readRange(fd, 0, b.size)
-  } catch (e) {
-    throw readFailed(b.path, e)
-  } finally {
-    await fd.close()
-  }
-  if (!compression) return raw
-  try {
-    return await decompressBounded(raw, compression, limit)
-  } catch (e: any) {
-    if (e?.code === 'ERR_BUFFER_TOO_LARGE' || e?.code === 'ERR_SPILLWAY_TOO_LARGE') throw tooLarge(`decompresses (${compression}, ${b.size} bytes) to more than ${limit} bytes`)
-    throw readFailed(b.path, e, `is not valid ${compression}`)
-  }
-}
-
 /** Bytes decoded and split at a time: each piece's strings die young, and scavenges are cheap. */
 const PIECE = 1 << 20
 /** Encodings in which a delimiter's bytes found in the data always end a whole character. */
@@ -129,19 +101,13 @@ export function* blockLines(bytes: Buffer, delim: Buffer, encoding: BufferEncodi
   for (const lines of blockPieces(bytes, delim, encoding)) yield* lines
 }
 
-/** A block's bytes, checked to decode in the source's encoding (text-decode.ts). */
-async function blockBytes(b: TextBlock, src: TextSource, delim: Buffer, memoryLimit: number): Promise<Buffer> {
-  if (src.compression) {
-    const bytes = await readWhole(b, src.compression, memoryLimit)
-    checkDecodes(bytes, src.encoding, src.errors, { path: b.path, offset: 0, compression: src.compression })
-    return bytes
-  }
+/** An uncompressed block's bytes, checked to decode in the source's encoding (text-decode.ts). */
+async function blockBytes(b: TextBlock, src: TextSource, delim: Buffer): Promise<Buffer> {
   const { bytes, offset } = await readBlockAt(b, delim, codeUnit(src.encoding))
   checkDecodes(bytes, src.encoding, src.errors, { path: b.path, offset })
   return bytes
 }
 
-/** The lines of a block the JS way, `[line, path]` with includePath (what the core's index is checked against). */
 /** A block's lines split in JS (encodings other than UTF-8, replaced bytes): pushed a piece at a time, or iterated. */
 function jsBlockItems(bytes: Buffer, b: TextBlock, src: TextSource, delim: Buffer): PushItems {
   const each = (sink: Sink) => {
@@ -162,12 +128,13 @@ function jsBlockItems(bytes: Buffer, b: TextBlock, src: TextSource, delim: Buffe
  * the blocks of a large or compressed file are read here, their lines
  * indexed by the core when UTF-8. Lines are made as the steps consume them.
  */
-export async function textPartition(src: TextSource, memoryLimit = Infinity): Promise<Iterable<unknown>> {
+export async function textPartition(src: TextSource): Promise<Iterable<unknown>> {
   const delim = Buffer.from(src.delimiter, src.encoding)
   if (wholeFiles(src)) return batchedTextItems(src, delim, (bytes, b) => jsBlockItems(bytes, b, src, delim))
+  if (src.compression) return compressedItems(src, delim)
   const parts: Iterable<unknown>[] = []
   for (const b of src.blocks) {
-    const bytes = await blockBytes(b, src, delim, memoryLimit)
+    const bytes = await blockBytes(b, src, delim)
     parts.push((await nativeBlockLines(bytes, delim, src.encoding, src.includePath ? b.path : undefined)) ?? jsBlockItems(bytes, b, src, delim))
   }
   // Pushed a block at a time (items.ts); iterated where a step takes them all. A block's lines go once consumed.
@@ -189,11 +156,20 @@ export async function textPartition(src: TextSource, memoryLimit = Infinity): Pr
   )
 }
 
+/** A compressed file's lines, streamed (its partition has that one block). */
+function compressedItems(src: TextSource, delim: Buffer): StreamedText {
+  return new StreamedText(src.blocks[0], src, delim, (bytes, b) => jsBlockItems(bytes, b, src, delim))
+}
+
 /** Every line of the source's blocks, in order; `[line, path]` with includePath. */
-export async function* textItems(src: TextSource, memoryLimit = Infinity): AsyncGenerator<unknown> {
+export async function* textItems(src: TextSource): AsyncGenerator<unknown> {
   const delim = Buffer.from(src.delimiter, src.encoding)
+  if (src.compression) {
+    for await (const items of compressedItems(src, delim).blocks()) yield* items
+    return
+  }
   for (const b of src.blocks) {
-    const bytes = await blockBytes(b, src, delim, memoryLimit)
+    const bytes = await blockBytes(b, src, delim)
     if (src.includePath) for (const line of blockLines(bytes, delim, src.encoding)) yield [line, b.path]
     else yield* blockLines(bytes, delim, src.encoding)
   }
