@@ -7,6 +7,7 @@ mod agg_extra;
 mod agg_moments;
 mod agg_values;
 pub mod aggregate;
+pub mod agg_shuffle;
 pub mod expr;
 mod expr_fns;
 mod expr_str;
