@@ -3,10 +3,10 @@
 // many partitions), exact against sums kept while the file was written,
 // every worker's measured peak RSS under its limit, nothing left behind.
 import test from 'ava'
-import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Client, count, frame, LocalCluster, mean, schedulerWorkers, sum } from 'spillway'
+import { Client, count, first, frame, last, LocalCluster, mean, nUnique, schedulerWorkers, sum, var as variance } from 'spillway'
 import { bytesOnDisk, until } from './cluster-helpers'
 
 const MIB = 2 ** 20
@@ -87,4 +87,44 @@ test('a groupBy of a CSV 3× the workers memory (high- and low-cardinality keys)
   // Nothing left: the results let go, no value, shard nor spill file on any worker.
   await until(async () => Object.values(await schedulerWorkers(client)).every((w) => w.tasks.held + w.tasks.processing === 0 && ((w.metrics as any).shuffle?.heldShards ?? 0) === 0), 30_000, 'workers empty')
   t.is(bytesOnDisk(spillDir).files, 0, 'no spill file')
+})
+
+test('method shuffle and tree give the same groups for every aggregate (first and last in row order), splitOut outputs; a bad method is refused', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'spillway-groupby-method-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const cluster = await LocalCluster.start({ nWorkers: 2, threadsPerWorker: 1, memoryLimit: 512 * MIB, thresholds: { target: 0.6, spill: 0.7, pause: 0.85, terminate: 0.95 }, spillDir: join(dir, 'spill') })
+  const client = new Client(cluster, { ownsCluster: true, silenceLogs: true })
+  t.teardown(() => client.close())
+  const want = new Map<string, { n: number; first?: string; last?: string; seen: Set<string> }>()
+  for (let f = 0; f < 4; f++) {
+    let text = 'g,s,x\n'
+    for (let i = 0; i < 50; i++) {
+      const g = `g${(f * 50 + i) % 7}`
+      const s = i % 5 === 0 ? '' : `v${(f * 31 + i) % 11}`
+      text += `${g},${s},${i % 9}\n`
+      const w = want.get(g) ?? { n: 0, seen: new Set<string>() }
+      w.n++
+      if (s) {
+        w.first ??= s
+        w.last = s
+        w.seen.add(s)
+      }
+      want.set(g, w)
+    }
+    writeFileSync(join(dir, `p${f}.csv`), text)
+  }
+  const rows = frame.readCsv(join(dir, 'p*.csv'), { blocksize: 200 })
+  const aggs = { n: count(), u: nUnique('s'), f: first('s'), l: last('s'), v: variance('x'), m: mean('x') }
+  const byMethod = async (method: 'tree' | 'shuffle') => {
+    const g = rows.groupBy('g').agg(aggs, { method, splitOut: 3 })
+    t.is(g.npartitions, 3)
+    return (await client.compute(g)).toArray().map((r: any) => ({ g: r.g, n: Number(r.n), u: Number(r.u), f: r.f, l: r.l, v: r.v.toFixed(9), m: r.m.toFixed(9) })).sort((a: any, b: any) => (a.g < b.g ? -1 : 1))
+  }
+  const shuffled = await byMethod('shuffle')
+  t.deepEqual(shuffled, await byMethod('tree'))
+  t.deepEqual(
+    shuffled.map((r: any) => [r.g, r.n, r.u, r.f, r.l]),
+    [...want].sort().map(([g, w]) => [g, w.n, w.seen.size, w.first, w.last]),
+  )
+  t.throws(() => rows.groupBy('g').agg(aggs, { method: 'hash' as never }), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /options\.method[\s\S]*auto, tree, shuffle/ })
 })
