@@ -6,7 +6,7 @@
 // per repetition, the order rotating; min / median / max, and each peer's
 // ratio of medians (spillway / peer).
 //
-//   node bench/frame/run.js [--case groupby|join|sort|parquet-scan] [--size small|big] [--reps N] [--sides a,b] [--quick] [--json] [--verbose]
+//   node bench/frame/run.js [--case groupby|join|sort|parquet-scan] [--size small|big] [--reps N] [--sides a,b] [--quick] [--json] [--verbose] [--method auto|tree|shuffle]
 //     --size small  ~600 MB of CSV on 2 × 1 GiB workers: 0.3× their memory (default)
 //     --size big    ~1.5 GB of CSV on 2 × 256 MiB workers: 3× their memory
 //     --quick       ~60 MB of CSV on 2 × 1 GiB workers
@@ -22,7 +22,7 @@ const { runProc, spreadOf } = require('../proc')
 const { ensureData } = require('./gen')
 
 const { values: opts } = parseArgs({
-  options: { case: { type: 'string', default: 'groupby' }, size: { type: 'string', default: 'small' }, reps: { type: 'string' }, sides: { type: 'string' }, quick: { type: 'boolean' }, json: { type: 'boolean' }, verbose: { type: 'boolean' } },
+  options: { case: { type: 'string', default: 'groupby' }, size: { type: 'string', default: 'small' }, reps: { type: 'string' }, sides: { type: 'string' }, quick: { type: 'boolean' }, json: { type: 'boolean' }, verbose: { type: 'boolean' }, method: { type: 'string' } },
   strict: false,
 })
 const MiB = 2 ** 20
@@ -68,7 +68,7 @@ async function parquetCopy(csv) {
 
 const common = (data) => ['--dir', data.dir, '--case', opts.case, ...(data.dim ? ['--dim', data.dim] : [])]
 const SIDES = {
-  spillway: (data) => runProc(process.execPath, [path.join(__dirname, 'spillway_side.js'), ...common(data), '--mem', String(SIZE.mem), '--workers', String(WORKERS), '--blocksize', String(SIZE.blocksize)], process.env, 1800, { verbose: opts.verbose }),
+  spillway: (data) => runProc(process.execPath, [path.join(__dirname, 'spillway_side.js'), ...common(data), '--mem', String(SIZE.mem), '--workers', String(WORKERS), '--blocksize', String(SIZE.blocksize), ...(opts.method ? ['--method', opts.method] : [])], process.env, 1800, { verbose: opts.verbose }),
   duckdb: (data) => runProc(PY, [path.join(__dirname, CASE.parquet ? 'parquet.py' : 'duckdb_side.py'), ...common(data), '--mem', String(SIZE.mem * WORKERS), '--threads', String(WORKERS)], pythonEnv(), 1800, { verbose: opts.verbose, python: true }),
   polars: (data) => runProc(PY, [path.join(__dirname, 'polars_side.py'), ...common(data)], { ...pythonEnv(), POLARS_MAX_THREADS: String(WORKERS) }, 1800, { verbose: opts.verbose, python: true }),
   dask: (data) => runProc(PY, [path.join(__dirname, 'dask_side.py'), ...common(data), '--mem', String(SIZE.mem), '--workers', String(WORKERS), '--blocksize', String(SIZE.blocksize)], pythonEnv(), 1800, { verbose: opts.verbose, python: true }),

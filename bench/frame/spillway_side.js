@@ -19,6 +19,8 @@ const { values: o } = parseArgs({
     workers: { type: 'string', default: '2' },
     case: { type: 'string', default: 'groupby' },
     dim: { type: 'string' },
+    // The groupBy's method ('auto', 'tree', 'shuffle'); the library's default when left out.
+    method: { type: 'string' },
   },
 })
 
@@ -37,7 +39,7 @@ async function main() {
         ? f.join(frame.readCsv(o.dim, { blocksize: Number(o.blocksize) }), { on: 'k', broadcastBytes: 0 })
         : o.case === 'sort'
           ? f.sortBy(['k', 'x'], { descending: [false, true] })
-          : f.groupBy('cat', 'k').agg({ n: count(), s: sum('y'), m: mean('x'), lo: min('x'), hi: max('y') })
+          : f.groupBy('cat', 'k').agg({ n: count(), s: sum('y'), m: mean('x'), lo: min('x'), hi: max('y') }, o.method ? { method: o.method } : {})
     const table = await client.compute(query)
     const seconds = (performance.now() - t1) / 1000
     let rows = 0

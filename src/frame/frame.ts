@@ -3,7 +3,7 @@
 // the worker holding it reads, filters and aggregates; they sit in the
 // worker's SpillBuffer as IPC bytes. Steps pile up on the frame and run as
 // one task per partition; a groupBy aggregates inside each partition first,
-// then merges the partial states in a tree.
+// then merges the partial states in a tree or through a shuffle (group-by.ts).
 
 import { tableFromIPC, type Table } from 'apache-arrow'
 import { sameColumns } from '../wire/arrow-types'
@@ -12,12 +12,13 @@ import type { TaskSubmission } from '../scheduler/scheduler'
 import type { AggSpecData, ExprData, FieldSpec, FrameSource, FrameStep, PartitionPlan } from '../wire/frame'
 import type { BagItem } from '../bag/bag'
 import { hashOf } from '../bag/graph'
-import { NO_UPSTREAM, upstreamOf, type Upstream } from '../bag/upstream'
+import { NO_UPSTREAM, type Upstream } from '../bag/upstream'
 import { Aggregate, col, count, Expr, first, last, max, mean, min, nUnique, std, sum, variance } from './expr'
 import { checkExplodes } from './expr-types'
 import { dropColumns, renameColumns, withColumnsOf } from './columns'
 import { describePlan, FrameSlice, scalarOf } from './whole'
-import { combineTaskCount, combineTasks, frameTask } from './graph'
+import { frameTask } from './graph'
+import { aggGraph, type AggOptions } from './group-by'
 import { aggregateType, fieldOf, outputName, typeOf } from './schema'
 import type { AggOf, BatchOf, ColumnOf, PickOf, TableOf } from './typing'
 
@@ -34,18 +35,7 @@ export interface FramePart {
   deps: string[]
 }
 
-export interface AggOptions {
-  /** Output partitions, each holding the groups whose key hash is its own (default 1). */
-  splitOut?: number
-  /** Partial states merged per task of the combine tree (default 8). */
-  splitEvery?: number
-}
-
-export const positiveInt = (v: unknown, field: string, what: string, dflt: number, least = 1): number => {
-  if (v === undefined) return dflt
-  if (!(Number.isSafeInteger(v) && (v as number) >= least)) throw new ArgumentError([{ field, value: v, allowed: `an integer ≥ ${least}` }], what)
-  return v as number
-}
+export { positiveInt, type AggOptions } from './group-by'
 
 /** `S`, for tsc only: column names to types where known (see typing.ts), else any. */
 export class Frame<S = any> {
@@ -223,8 +213,9 @@ export class GroupBy<S = any, K extends string = string> {
 
   /**
    * One row per group: its keys, then each aggregate under its name. Each
-   * input partition aggregates alone first; only the partial states are
-   * merged (a tree), so the data crosses between workers already reduced.
+   * input partition aggregates alone first; only the partial states cross
+   * between workers, merged in a tree or sent by key hash through the frame
+   * shuffle (`options.method`, see group-by.ts).
    */
   agg<A extends Record<string, Aggregate<any, ColumnOf<S>>>>(aggregates: A, options: AggOptions = {}): Frame<AggOf<S, K, A>> {
     const f = this.frame
@@ -236,15 +227,9 @@ export class GroupBy<S = any, K extends string = string> {
       if (fields.some((x) => x.name === name)) throw new ArgumentError([{ field: `aggregates.${name}`, value: name, allowed: 'a name that is not a key nor another aggregate' }], 'agg')
       fields.push({ name, type: aggregateType(a, f.fields, 'agg'), nullable: a.func !== 'count' })
     }
-    const splitOut = positiveInt(options.splitOut, 'options.splitOut', 'agg', 1)
-    const splitEvery = positiveInt(options.splitEvery, 'options.splitEvery', 'agg', 8, 2)
     const spec: AggSpecData = { keys: this.keys, aggs: entries.map(([name, a]) => ({ name, func: a.func, ...(a.column === undefined ? {} : { column: a.column }) })) }
-    const name = `group-by-${hashOf(f.name, spec, splitOut, splitEvery)}`
-    const partials = f.parts.map((p, i) => frameTask('frame.partition', `${name}-part-${i}`, 'group-by-part', { source: p.source, schema: [...f.sourceFields], steps: [...f.steps], partial: spec }, p.deps, false))
-    const outKeys = combineTasks(name, partials.map((t) => t.key), spec, splitEvery, splitOut).keys
-    const make = () => [...f.upstream(), ...partials, ...combineTasks(name, partials.map((t) => t.key), spec, splitEvery, splitOut).tasks]
-    const upstream = upstreamOf(make, f.upstream.count + partials.length + combineTaskCount(partials.length, splitEvery, splitOut))
-    const parts = outKeys.map((k) => ({ source: { kind: 'inputs' as const }, deps: [k] }))
+    const { keys, upstream } = aggGraph(f, spec, options ?? {})
+    const parts = keys.map((k) => ({ source: { kind: 'inputs' as const }, deps: [k] }))
     return new Frame('group-by', parts, fields, [], fields, upstream)
   }
 }

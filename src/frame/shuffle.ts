@@ -9,7 +9,7 @@ import type { TaskSubmission } from '../scheduler/scheduler'
 import { hashOf } from '../bag/graph'
 import { upstreamOf, type Upstream } from '../bag/upstream'
 import type { FieldSpec, PartitionPlan } from '../wire/frame'
-import type { FrameBy, FrameCollectSpec, FrameSplitSpec, FrameThen } from '../wire/frame-shuffle'
+import type { AggSplitData, FrameBy, FrameCollectSpec, FrameSplitSpec, FrameThen } from '../wire/frame-shuffle'
 import { nativeFunction } from '../wire/functions'
 import type { Frame, FramePart } from './frame'
 
@@ -30,6 +30,8 @@ export function partPlan(f: Frame, p: FramePart): PartitionPlan {
 export interface FrameShuffleSide {
   frame: Frame
   by: FrameBy
+  /** A groupBy's: each split aggregates its partition and cuts the states (or rows). */
+  agg?: AggSplitData
 }
 
 export interface FrameShuffled {
@@ -43,13 +45,13 @@ export interface FrameShuffled {
  * `then`. `boundaries` is the task whose value each range split reads last.
  */
 export function frameShuffled(label: string, sides: FrameShuffleSide[], npartitions: number, then: FrameThen, boundaries?: { key: string; tasks: Upstream }): FrameShuffled {
-  const shuffle = hashOf(label, sides.map((s) => [s.frame.name, s.by]), npartitions, then)
+  const shuffle = hashOf(label, sides.map((s) => [s.frame.name, s.by, s.agg ?? null]), npartitions, then)
   const name = `${label}-${shuffle}`
   const splits: TaskSubmission[] = []
   for (const [side, s] of sides.entries()) {
     for (const p of s.frame.parts) {
       const input = splits.length
-      const spec: FrameSplitSpec = { shuffle, npartitions, input, side, plan: { partition: partPlan(s.frame, p), by: s.by, npartitions, partBytes: PART_BYTES } }
+      const spec: FrameSplitSpec = { shuffle, npartitions, input, side, plan: { partition: partPlan(s.frame, p), by: s.by, npartitions, partBytes: PART_BYTES, ...(s.agg ? { agg: s.agg } : {}) } }
       splits.push(planTask('frame.split', `${name}-split-${input}`, `${label}-split`, spec, boundaries ? [...p.deps, boundaries.key] : p.deps))
     }
   }

@@ -4,7 +4,7 @@
 // bags' shuffle service moves), a collect per output (its shards
 // concatenated, joined or sorted), and a sortBy's samples and boundaries.
 
-import type { FieldSpec, PartitionPlan } from './frame'
+import type { AggSpecData, FieldSpec, PartitionPlan } from './frame'
 
 export interface SortKeyData {
   name: string
@@ -26,7 +26,15 @@ export interface JoinSpecData {
   columns: JoinColumn[]
 }
 
-export type FrameThen = { kind: 'concat' } | { kind: 'join'; join: JoinSpecData } | { kind: 'sort'; keys: SortKeyData[] }
+export type FrameThen = { kind: 'concat' } | { kind: 'join'; join: JoinSpecData } | { kind: 'sort'; keys: SortKeyData[] } | { kind: 'agg'; agg: AggSpecData }
+
+/** A groupBy's split (crates/core/src/frame/agg_shuffle.rs): partial states cut by key hash, or the rows where keys barely repeat. */
+export interface AggSplitData {
+  agg: AggSpecData
+  /** Groups per row over the first `probeRows` rows above which the split sends rows, not states. */
+  skipRatio: number
+  probeRows: number
+}
 
 /** A `frame.split` task's spec: `shuffle`, `npartitions` and `owners` as the scheduler's shuffle coordinator reads them. */
 export interface FrameSplitSpec {
@@ -34,7 +42,7 @@ export interface FrameSplitSpec {
   npartitions: number
   input: number
   side: number
-  plan: { partition: PartitionPlan; by: FrameBy; npartitions: number; partBytes: number }
+  plan: { partition: PartitionPlan; by: FrameBy; npartitions: number; partBytes: number; agg?: AggSplitData }
   /** The data addresses of the outputs' owners: filled in by the scheduler as it sends the run. */
   owners?: string[]
 }

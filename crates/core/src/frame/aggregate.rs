@@ -18,14 +18,14 @@ use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use twox_hash::XxHash3_64;
 
 use super::{agg_extra, frame_err, frame_error};
 use crate::Result;
 
 /// One aggregate of a groupBy: `name` is its output column.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct AggExpr {
     pub name: String,
     pub func: String,
@@ -33,7 +33,7 @@ pub struct AggExpr {
     pub column: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct AggSpec {
     pub keys: Vec<String>,
     pub aggs: Vec<AggExpr>,
@@ -302,6 +302,11 @@ impl Aggregator {
     /// only the groups whose key hash is i modulo n.
     pub fn merging(spec: &AggSpec, state: &Schema, split: Option<(u64, u64)>) -> Result<Self> {
         Self::new(spec, state, merge_cols(spec, state)?, split, true)
+    }
+
+    /// Groups seen so far.
+    pub fn groups(&self) -> usize {
+        self.groups.len()
     }
 
     pub fn update(&mut self, b: &RecordBatch) -> Result<()> {

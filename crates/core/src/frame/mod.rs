@@ -9,6 +9,7 @@ mod agg_values;
 mod csv_rows;
 mod csv_types;
 pub mod aggregate;
+pub mod agg_shuffle;
 pub mod expr;
 mod expr_fns;
 mod expr_str;

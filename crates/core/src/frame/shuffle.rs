@@ -9,6 +9,8 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use serde::Deserialize;
 
+use super::agg_shuffle::{self, AggSplit};
+use super::aggregate::AggSpec;
 use super::join::{self, JoinSpec};
 use super::partition::{self, columns, SortKey};
 use super::sort;
@@ -32,6 +34,9 @@ pub struct SplitPlan {
     pub by: By,
     pub npartitions: u64,
     pub part_bytes: usize,
+    /// A groupBy's split: the partition's partial states (or rows) are cut, not its rows.
+    #[serde(default)]
+    pub agg: Option<AggSplit>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -40,6 +45,8 @@ pub enum Then {
     Concat,
     Join { join: JoinSpec },
     Sort { keys: Vec<SortKey> },
+    /// A groupBy's states (or rows) merged and finished (agg_shuffle.rs).
+    Agg { agg: AggSpec },
 }
 
 #[derive(Debug, Deserialize)]
@@ -113,7 +120,10 @@ pub fn run_split(plan_json: &str, input: &[&[u8]]) -> Result<Vec<u8>> {
         }
         By::Hash { .. } => (input, None),
     };
-    let (schema, batches) = partition(&plan.partition, input)?;
+    let (schema, batches) = match &plan.agg {
+        Some(a) => agg_shuffle::split_input(&plan.partition, input, a)?,
+        None => partition(&plan.partition, input)?,
+    };
     // The boundaries' key columns, once; none (a frame with no rows sampled) sends every row to output 0.
     let bounds = match (&plan.by, boundaries) {
         (By::Range { keys }, Some(b)) if b.iter().any(|b| b.num_rows() > 0) => {
@@ -152,6 +162,11 @@ pub fn run_collect(plan_json: &str, input: &[&[u8]]) -> Result<Vec<u8>> {
     let plan: CollectPlan = parse(plan_json, "frame collect plan")?;
     if plan.sides.iter().sum::<usize>() != input.len() || plan.sides.len() != plan.schemas.len() {
         return Err(frame_error(format!("a collect of {} inputs told its sides hold {:?}", input.len(), plan.sides)));
+    }
+    if let (Then::Agg { agg }, [declared]) = (&plan.then, plan.schemas.as_slice()) {
+        // One input decoded at a time: the merge holds its groups' states and one shard.
+        let out = agg_shuffle::collect(agg, declared, input)?;
+        return ipc::encode(&out.schema(), &[out]);
     }
     let mut at = 0;
     let mut sides = Vec::new();
