@@ -8,6 +8,7 @@
 import { isIPv4, isIPv6 } from 'node:net'
 import { validCodecNames } from '../native/codecs'
 import { MAX_SPILL_ALLOWED, maxSpillBytes } from '../native/spill-buffer'
+import type { Thresholds } from './thresholds'
 
 export type WorkloadType = 'cpu' | 'io' | 'mixed'
 export const WORKLOAD_TYPES: readonly WorkloadType[] = ['cpu', 'io', 'mixed']
@@ -179,6 +180,11 @@ export const OPTION_NAMES = Object.keys(OPTIONS) as (keyof SetupOptions)[]
 
 /** Every option's kind, by name (the CLI makes its flags from it). */
 export const KINDS: { readonly [K in keyof SetupOptions]-?: Kind } = Object.fromEntries(OPTION_NAMES.map((n) => [n, OPTIONS[n].kind])) as never
+
+/** The thresholds a cluster started without any takes: setupClient's defaults for memoryTarget, memorySpill, memoryPause and memoryTerminate. */
+export function defaultThresholds(): Thresholds {
+  return { target: OPTIONS.memoryTarget.default, spill: OPTIONS.memorySpill.default, pause: OPTIONS.memoryPause.default, terminate: OPTIONS.memoryTerminate.default }
+}
 
 /** Defaults of the options that have one. */
 export function optionDefaults(): Record<string, unknown> {

@@ -15,6 +15,7 @@ import { SpillwayError } from '../base/errors'
 import { SummaryLog } from '../base/log-summary'
 import { levelLog, resolveLogger, type Logger } from '../base/logger'
 import type { Thresholds } from '../wire/protocol'
+import { defaultThresholds } from '../config/options'
 import { ScatterBackup } from '../scheduler/scatter-backup'
 import { Scheduler } from '../scheduler/scheduler'
 import { TaskClients } from '../scheduler/task-clients'
@@ -107,8 +108,9 @@ export class LocalCluster {
     this.malformed = new SummaryLog(options.log, 'links closed for malformed messages')
   }
 
-  static async start(options: LocalClusterOptions): Promise<LocalCluster> {
-    options = { ...options, log: options.log ?? levelLog(resolveLogger(options.logger)) }
+  /** `thresholds` left out: the options' defaults (a cluster without them would hold NaN bytes under its target). */
+  static async start(given: Omit<LocalClusterOptions, 'thresholds'> & { thresholds?: Thresholds }): Promise<LocalCluster> {
+    const options: LocalClusterOptions = { ...given, thresholds: given.thresholds ?? defaultThresholds(), log: given.log ?? levelLog(resolveLogger(given.logger)) }
     installExitHook()
     const c = new LocalCluster(options)
     live.add(c)
