@@ -8,8 +8,9 @@
 use std::sync::Arc;
 
 use arrow_array::{Array, ArrayRef, RecordBatch, UInt32Array};
-use arrow_schema::{DataType, Field, Schema};
-use arrow_select::concat::concat;
+use arrow_ipc::writer::StreamWriter;
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use arrow_select::concat::{concat, concat_batches};
 use arrow_select::take::take;
 use hashbrown::HashTable;
 use serde::Deserialize;
@@ -62,34 +63,44 @@ fn all_valid(keys: &[ArrayRef], n: usize) -> Vec<bool> {
     out
 }
 
-/// Left and right row indices of the output, in order (None: no row of that side).
-fn pairs(spec: &JoinSpec, left: &RecordBatch, right: &RecordBatch) -> Result<(UInt32Array, UInt32Array)> {
+/// The right side's rows by key: each distinct key a group, its rows chained in order.
+struct Built {
+    types: Vec<DataType>,
+    rows: arrow_row::Rows,
+    table: HashTable<u32>,
+    heads: Vec<u32>,
+    next: Vec<u32>,
+}
+
+fn checked_keys(spec: &JoinSpec, left: &RecordBatch, right: &RecordBatch) -> Result<Vec<DataType>> {
     if spec.left_on.len() != spec.right_on.len() || spec.left_on.is_empty() {
         return Err(frame_error(format!("a join needs as many left keys as right keys, at least one (got {:?} and {:?})", spec.left_on, spec.right_on)));
     }
     let lk = columns(left, &spec.left_on, "join left key")?;
     let rk = columns(right, &spec.right_on, "join right key")?;
-    let types: Vec<DataType> = lk.iter().map(|a| a.data_type().clone()).collect();
     for ((l, r), (ln, rn)) in lk.iter().zip(&rk).zip(spec.left_on.iter().zip(&spec.right_on)) {
         if l.data_type() != r.data_type() {
             return Err(frame_error(format!("join keys {ln:?} ({}) and {rn:?} ({}) differ in type: cast one to the other's", l.data_type(), r.data_type())));
         }
     }
-    let (nl, nr) = (left.num_rows(), right.num_rows());
-    let lrows = key_rows(&types, &lk)?;
-    let rrows = key_rows(&types, &rk)?;
-    let (lvalid, rvalid) = (all_valid(&lk, nl), all_valid(&rk, nr));
-    // Build: each distinct right key a group, its rows chained in order.
+    Ok(lk.iter().map(|a| a.data_type().clone()).collect())
+}
+
+fn build(spec: &JoinSpec, types: Vec<DataType>, right: &RecordBatch) -> Result<Built> {
+    let rk = columns(right, &spec.right_on, "join right key")?;
+    let nr = right.num_rows();
+    let rows = key_rows(&types, &rk)?;
+    let valid = all_valid(&rk, nr);
     let mut table: HashTable<u32> = HashTable::new();
     let (mut heads, mut tails, mut hashes) = (Vec::<u32>::new(), Vec::<u32>::new(), Vec::<u64>::new());
     let mut next = vec![NONE; nr];
     for j in 0..nr {
-        if !rvalid[j] {
+        if !valid[j] {
             continue;
         }
-        let bytes = rrows.row(j);
+        let bytes = rows.row(j);
         let h = row_hash(bytes.as_ref());
-        match table.find(h, |&g| rrows.row(heads[g as usize] as usize) == bytes) {
+        match table.find(h, |&g| rows.row(heads[g as usize] as usize) == bytes) {
             Some(&g) => {
                 next[tails[g as usize] as usize] = j as u32;
                 tails[g as usize] = j as u32;
@@ -103,14 +114,21 @@ fn pairs(spec: &JoinSpec, left: &RecordBatch, right: &RecordBatch) -> Result<(UI
             }
         }
     }
-    // Probe in left order.
+    Ok(Built { types, rows, table, heads, next })
+}
+
+/// Left and right row indices of the output for `left`'s rows, in left order (None: no row of that side); the right rows matched are marked in `matched` (right and outer joins).
+fn probe(spec: &JoinSpec, b: &Built, left: &RecordBatch, matched: &mut [bool]) -> Result<(UInt32Array, UInt32Array)> {
+    let lk = columns(left, &spec.left_on, "join left key")?;
+    let nl = left.num_rows();
+    let lrows = key_rows(&b.types, &lk)?;
+    let lvalid = all_valid(&lk, nl);
     let (mut li, mut ri): (Vec<Option<u32>>, Vec<Option<u32>>) = (Vec::new(), Vec::new());
-    let keep_right = matches!(spec.how, How::Right | How::Outer);
-    let mut matched = vec![false; if keep_right { nr } else { 0 }];
+    let keep_right = !matched.is_empty();
     for i in 0..nl {
         let g = if lvalid[i] {
             let bytes = lrows.row(i);
-            table.find(row_hash(bytes.as_ref()), |&g| rrows.row(heads[g as usize] as usize) == bytes).copied()
+            b.table.find(row_hash(bytes.as_ref()), |&g| b.rows.row(b.heads[g as usize] as usize) == bytes).copied()
         } else {
             None
         };
@@ -118,14 +136,14 @@ fn pairs(spec: &JoinSpec, left: &RecordBatch, right: &RecordBatch) -> Result<(UI
             (How::Semi, Some(_)) | (How::Anti, None) => li.push(Some(i as u32)),
             (How::Semi | How::Anti, _) => {}
             (_, Some(g)) => {
-                let mut j = heads[g as usize];
+                let mut j = b.heads[g as usize];
                 while j != NONE {
                     li.push(Some(i as u32));
                     ri.push(Some(j));
                     if keep_right {
                         matched[j as usize] = true;
                     }
-                    j = next[j as usize];
+                    j = b.next[j as usize];
                 }
             }
             (How::Left | How::Outer, None) => {
@@ -135,20 +153,68 @@ fn pairs(spec: &JoinSpec, left: &RecordBatch, right: &RecordBatch) -> Result<(UI
             (_, None) => {}
         }
     }
-    if keep_right {
-        for (j, m) in matched.iter().enumerate() {
-            if !m {
-                li.push(None);
-                ri.push(Some(j as u32));
-            }
-        }
-    }
     Ok((UInt32Array::from(li), UInt32Array::from(ri)))
+}
+
+/// The right rows no left row matched, with no left row (right and outer joins).
+fn unmatched(matched: &[bool]) -> (UInt32Array, UInt32Array) {
+    let ri: UInt32Array = matched.iter().enumerate().filter(|(_, m)| !**m).map(|(j, _)| Some(j as u32)).collect();
+    (UInt32Array::new_null(ri.len()), ri)
+}
+
+fn keeps_right(how: How) -> bool {
+    matches!(how, How::Right | How::Outer)
 }
 
 /// `left` joined with `right` as `spec` says, one batch.
 pub fn join(spec: &JoinSpec, left: &RecordBatch, right: &RecordBatch) -> Result<RecordBatch> {
-    let (li, ri) = pairs(spec, left, right)?;
+    let types = checked_keys(spec, left, right)?;
+    let built = build(spec, types, right)?;
+    let mut matched = vec![false; if keeps_right(spec.how) { right.num_rows() } else { 0 }];
+    let (li, ri) = probe(spec, &built, left, &mut matched)?;
+    if matched.is_empty() {
+        return output(spec, left, right, &li, &ri);
+    }
+    let (ul, ur) = unmatched(&matched);
+    let cat = |a: &UInt32Array, b: &UInt32Array| a.iter().chain(b.iter()).collect::<UInt32Array>();
+    output(spec, left, right, &cat(&li, &ul), &cat(&ri, &ur))
+}
+
+/// Left rows probed at a time: an output is made and encoded in pieces this many left rows long, never whole in Arrow and IPC at once.
+const PROBE_ROWS: usize = 64 * 1024;
+
+/// A join's output as an IPC stream (what a collect or a broadcast join hands back): the right side built once, the left's batches probed and written a piece at a time, so neither the left concatenated nor the whole output in Arrow form is ever held beside the stream.
+pub fn join_ipc(spec: &JoinSpec, left: (&SchemaRef, &[RecordBatch]), right: (&SchemaRef, &[RecordBatch])) -> Result<Vec<u8>> {
+    let right = concat_batches(right.0, right.1).map_err(frame_err("gathering a join side"))?;
+    let empty = RecordBatch::new_empty(Arc::clone(left.0));
+    let types = checked_keys(spec, &empty, &right)?;
+    let built = build(spec, types, &right)?;
+    let none = UInt32Array::from(Vec::<u32>::new());
+    let schema = output(spec, &empty, &right, &none, &none)?.schema();
+    let mut w = StreamWriter::try_new(Vec::new(), &schema).map_err(frame_err("encoding IPC"))?;
+    let mut matched = vec![false; if keeps_right(spec.how) { right.num_rows() } else { 0 }];
+    for b in left.1 {
+        let mut at = 0;
+        while at < b.num_rows() {
+            let piece = b.slice(at, PROBE_ROWS.min(b.num_rows() - at));
+            at += piece.num_rows();
+            let (li, ri) = probe(spec, &built, &piece, &mut matched)?;
+            if !li.is_empty() {
+                w.write(&output(spec, &piece, &right, &li, &ri)?).map_err(frame_err("encoding IPC"))?;
+            }
+        }
+    }
+    if !matched.is_empty() {
+        let (li, ri) = unmatched(&matched);
+        if !ri.is_empty() {
+            w.write(&output(spec, &empty, &right, &li, &ri)?).map_err(frame_err("encoding IPC"))?;
+        }
+    }
+    w.into_inner().map_err(frame_err("encoding IPC"))
+}
+
+/// The output columns of the rows `li` of `left` paired with `ri` of `right`.
+fn output(spec: &JoinSpec, left: &RecordBatch, right: &RecordBatch, li: &UInt32Array, ri: &UInt32Array) -> Result<RecordBatch> {
     let semi = matches!(spec.how, How::Semi | How::Anti);
     let (left_missing, right_missing) = (matches!(spec.how, How::Right | How::Outer), matches!(spec.how, How::Left | How::Outer));
     let field = |b: &RecordBatch, c: &str| -> Result<Field> {
@@ -161,11 +227,11 @@ pub fn join(spec: &JoinSpec, left: &RecordBatch, right: &RecordBatch) -> Result<
         let (f, a) = match c {
             OutCol::Left { column, name } => {
                 let f = field(left, column)?;
-                (Field::new(name, f.data_type().clone(), f.is_nullable() || left_missing), take(col(left, column)?.as_ref(), &li, None).map_err(frame_err("taking join rows"))?)
+                (Field::new(name, f.data_type().clone(), f.is_nullable() || left_missing), take(col(left, column)?.as_ref(), li, None).map_err(frame_err("taking join rows"))?)
             }
             OutCol::Right { column, name } if !semi => {
                 let f = field(right, column)?;
-                (Field::new(name, f.data_type().clone(), f.is_nullable() || right_missing), take(col(right, column)?.as_ref(), &ri, None).map_err(frame_err("taking join rows"))?)
+                (Field::new(name, f.data_type().clone(), f.is_nullable() || right_missing), take(col(right, column)?.as_ref(), ri, None).map_err(frame_err("taking join rows"))?)
             }
             OutCol::Right { column, .. } => return Err(frame_error(format!("a semi or anti join outputs the left side's columns only, not {column:?}"))),
             OutCol::Key { left: lc, right: rc, name } => {

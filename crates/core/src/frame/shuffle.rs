@@ -177,10 +177,7 @@ pub fn run_collect(plan_json: &str, input: &[&[u8]]) -> Result<Vec<u8>> {
     let out = match (&plan.then, sides.as_slice()) {
         (Then::Concat, [(schema, batches)]) => return ipc::encode(schema, batches),
         (Then::Sort { keys }, [(schema, batches)]) => sort::sort_batches(schema, batches, keys)?,
-        (Then::Join { join }, [(ls, lb), (rs, rb)]) => {
-            let cat = |s: &SchemaRef, b: &[RecordBatch]| arrow_select::concat::concat_batches(s, b).map_err(super::frame_err("gathering a join side"));
-            join::join(join, &cat(ls, lb)?, &cat(rs, rb)?)?
-        }
+        (Then::Join { join }, [(ls, lb), (rs, rb)]) => return join::join_ipc(join, (ls, lb), (rs, rb)),
         _ => return Err(frame_error(format!("a collect with {} sides for {:?}", sides.len(), plan.then))),
     };
     ipc::encode(&out.schema(), &[out])
