@@ -34,6 +34,8 @@ const SIZES = {
 }
 const SIZE = SIZES[opts.quick ? 'quick' : opts.size]
 if (!SIZE) throw new Error(`--size ${opts.size}: one of small, big`)
+// The join at --size big reads 8 MiB blocks: a broadcast join task of a 16 MiB block holds about ten times it at its peak (its inputs, their batches, the output in IPC, the copy the client fetches), past a 256 MiB worker.
+const BLOCKSIZE = opts.case === 'join' && SIZE === SIZES.big ? 8 * MiB : SIZE.blocksize
 const REPS = Number(opts.reps ?? (opts.quick ? 3 : 5))
 const log = opts.json ? (...a) => console.error(...a) : (...a) => console.log(...a)
 
@@ -68,10 +70,10 @@ async function parquetCopy(csv) {
 
 const common = (data) => ['--dir', data.dir, '--case', opts.case, ...(data.dim ? ['--dim', data.dim] : [])]
 const SIDES = {
-  spillway: (data) => runProc(process.execPath, [path.join(__dirname, 'spillway_side.js'), ...common(data), '--mem', String(SIZE.mem), '--workers', String(WORKERS), '--blocksize', String(SIZE.blocksize), ...(opts.method ? ['--method', opts.method] : [])], process.env, 1800, { verbose: opts.verbose }),
+  spillway: (data) => runProc(process.execPath, [path.join(__dirname, 'spillway_side.js'), ...common(data), '--mem', String(SIZE.mem), '--workers', String(WORKERS), '--blocksize', String(BLOCKSIZE), ...(opts.method ? ['--method', opts.method] : [])], process.env, 1800, { verbose: opts.verbose }),
   duckdb: (data) => runProc(PY, [path.join(__dirname, CASE.parquet ? 'parquet.py' : 'duckdb_side.py'), ...common(data), '--mem', String(SIZE.mem * WORKERS), '--threads', String(WORKERS)], pythonEnv(), 1800, { verbose: opts.verbose, python: true }),
   polars: (data) => runProc(PY, [path.join(__dirname, 'polars_side.py'), ...common(data)], { ...pythonEnv(), POLARS_MAX_THREADS: String(WORKERS) }, 1800, { verbose: opts.verbose, python: true }),
-  dask: (data) => runProc(PY, [path.join(__dirname, 'dask_side.py'), ...common(data), '--mem', String(SIZE.mem), '--workers', String(WORKERS), '--blocksize', String(SIZE.blocksize)], pythonEnv(), 1800, { verbose: opts.verbose, python: true }),
+  dask: (data) => runProc(PY, [path.join(__dirname, 'dask_side.py'), ...common(data), '--mem', String(SIZE.mem), '--workers', String(WORKERS), '--blocksize', String(BLOCKSIZE)], pythonEnv(), 1800, { verbose: opts.verbose, python: true }),
 }
 const names = opts.sides ? opts.sides.split(',') : (CASE.sides ?? Object.keys(SIDES))
 for (const n of names) if (!SIDES[n]) throw new Error(`--sides: ${n} is not one of ${Object.keys(SIDES).join(', ')}`)
