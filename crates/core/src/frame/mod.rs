@@ -19,6 +19,7 @@ pub mod plan;
 pub mod read;
 pub mod read_ndjson;
 pub mod read_parquet;
+mod read_parquet_filter;
 pub mod read_text;
 pub mod shuffle;
 pub mod sort;
