@@ -23,6 +23,7 @@ pub mod read;
 mod read_compressed;
 pub mod read_ndjson;
 pub mod read_parquet;
+mod read_parquet_filter;
 pub mod read_text;
 pub mod shuffle;
 pub mod sort;

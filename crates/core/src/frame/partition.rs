@@ -4,10 +4,9 @@
 //! keys and a groupBy's outputs agree) for a hash shuffle, their byte order
 //! (which is the sort order the options ask for) for a range shuffle.
 
-use arrow_array::{ArrayRef, RecordBatch, UInt32Array};
+use arrow_array::{ArrayRef, RecordBatch};
 use arrow_row::{RowConverter, Rows, SortField};
 use arrow_schema::{DataType, SortOptions};
-use arrow_select::take::take_record_batch;
 use serde::Deserialize;
 use twox_hash::XxHash3_64;
 
@@ -90,47 +89,30 @@ pub fn range_outputs(keys: &[ArrayRef], sort: &[SortKey], boundaries: &[ArrayRef
         .collect())
 }
 
-/// `b`'s rows cut by output (`outputs[i]` is row i's), in row order within each; empty outputs are None.
-pub fn split_rows(b: &RecordBatch, outputs: &[u32], n: usize) -> Result<Vec<Option<RecordBatch>>> {
-    let mut idx: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for (i, &p) in outputs.iter().enumerate() {
-        idx.get_mut(p as usize).ok_or_else(|| frame_error(format!("row {i} sent to output {p} of {n}")))?.push(i as u32);
+/// The rows of `batches` grouped by output (`outputs[b][i]` is batch b's row
+/// i's) into one batch, in one pass: output 0's rows first, then 1's, each in
+/// input order; and how many rows each output has.
+pub fn group_rows(batches: &[RecordBatch], outputs: &[Vec<u32>], n: usize) -> Result<(RecordBatch, Vec<usize>)> {
+    let mut counts = vec![0usize; n];
+    for (i, &p) in outputs.iter().flatten().enumerate() {
+        *counts.get_mut(p as usize).ok_or_else(|| frame_error(format!("row {i} sent to output {p} of {n}")))? += 1;
     }
-    idx.into_iter()
-        .map(|rows| {
-            if rows.is_empty() {
-                return Ok(None);
-            }
-            if rows.len() == b.num_rows() {
-                return Ok(Some(b.clone()));
-            }
-            take_record_batch(b, &UInt32Array::from(rows)).map(Some).map_err(frame_err("cutting rows by output"))
-        })
-        .collect()
-}
-
-/// Batches cut into slices of about `max_bytes` (by their in-memory size), so no shard part outgrows a message.
-pub fn slices(batches: &[RecordBatch], max_bytes: usize) -> Vec<Vec<RecordBatch>> {
-    let mut out: Vec<Vec<RecordBatch>> = vec![Vec::new()];
-    let mut size = 0;
-    for b in batches {
-        let bytes = b.get_array_memory_size().max(1);
-        let per = (b.num_rows() * max_bytes / bytes).max(1);
-        let mut at = 0;
-        while at < b.num_rows() {
-            let len = per.min(b.num_rows() - at);
-            let piece = b.slice(at, len);
-            let pb = bytes * len / b.num_rows();
-            if size > 0 && size + pb > max_bytes {
-                out.push(Vec::new());
-                size = 0;
-            }
-            out.last_mut().expect("one slice at least").push(piece);
-            size += pb;
-            at += len;
+    let mut next: Vec<usize> = counts.iter().scan(0, |at, &c| Some(std::mem::replace(at, *at + c))).collect();
+    let mut idx = vec![(0usize, 0usize); counts.iter().sum()];
+    for (b, outs) in outputs.iter().enumerate() {
+        for (i, &p) in outs.iter().enumerate() {
+            idx[next[p as usize]] = (b, i);
+            next[p as usize] += 1;
         }
     }
-    out
+    let refs: Vec<&RecordBatch> = batches.iter().collect();
+    let grouped = match refs.as_slice() {
+        [] => return Err(frame_error("grouping rows of no batches")),
+        // One batch all of one output is itself.
+        [one] if counts.iter().any(|&c| c == one.num_rows()) => (*one).clone(),
+        _ => arrow_select::interleave::interleave_record_batch(&refs, &idx).map_err(frame_err("cutting rows by output"))?,
+    };
+    Ok((grouped, counts))
 }
 
 #[cfg(test)]

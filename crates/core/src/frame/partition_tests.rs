@@ -33,18 +33,17 @@ fn range_outputs_put_ties_after_their_boundary_in_every_order() {
 }
 
 #[test]
-fn split_rows_and_slices_keep_every_row_once_in_order() {
+fn group_rows_keeps_every_row_once_by_output_in_input_order() {
     let schema = Arc::new(Schema::new(vec![Field::new("k", DataType::Int64, false)]));
-    let b = RecordBatch::try_new(schema, vec![Arc::new(Int64Array::from((0..100).collect::<Vec<i64>>()))]).unwrap();
+    let b = |from: i64| RecordBatch::try_new(schema.clone(), vec![Arc::new(Int64Array::from((from..from + 100).collect::<Vec<i64>>()))]).unwrap();
     let outs: Vec<u32> = (0..100).map(|i| (i % 3) as u32).collect();
-    let parts = split_rows(&b, &outs, 4).unwrap();
-    assert!(parts[3].is_none());
-    let p1 = parts[1].as_ref().unwrap().column(0).as_primitive::<Int64Type>().values().to_vec();
-    assert_eq!(p1, (0..100).filter(|i| i % 3 == 1).collect::<Vec<i64>>());
-    let cut = slices(&[b.clone(), b], 300);
-    assert!(cut.len() > 2);
-    let all: Vec<i64> = cut.iter().flatten().flat_map(|b| b.column(0).as_primitive::<Int64Type>().values().to_vec()).collect();
-    assert_eq!(all.len(), 200);
-    assert_eq!(&all[..100], &(0..100).collect::<Vec<i64>>()[..]);
-    assert!(cut.iter().flatten().all(|b| b.column(0).len() > 0));
+    let (g, counts) = group_rows(&[b(0), b(100)], &[outs.clone(), outs], 4).unwrap();
+    assert_eq!(counts, vec![68, 66, 66, 0]);
+    let all = g.column(0).as_primitive::<Int64Type>().values().to_vec();
+    let want: Vec<i64> = (0..3).flat_map(|p| (0..200).filter(move |i| (i % 100) % 3 == p)).collect();
+    assert_eq!(all, want);
+    // One batch all of one output comes back as it is.
+    let (g, counts) = group_rows(&[b(0)], &[vec![2; 100]], 3).unwrap();
+    assert_eq!((g, counts), (b(0), vec![0, 0, 100]));
+    assert!(group_rows(&[b(0)], &[vec![5; 100]], 3).unwrap_err().to_string().contains("output 5 of 3"));
 }

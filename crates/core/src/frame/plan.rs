@@ -107,17 +107,33 @@ pub(crate) fn inputs(bytes: &[&[u8]]) -> Result<(Option<SchemaRef>, Vec<RecordBa
 
 /// A partition's output: its source read, its steps applied, its partial aggregation done.
 pub fn run_partition(plan_json: &str, input: &[&[u8]]) -> Result<Vec<u8>> {
+    let (schema, batches) = partition_batches(plan_json, input)?;
+    ipc::encode(&schema, &batches)
+}
+
+/// `run_partition`'s output as batches, for the shuffle's split and sample,
+/// which cut or sample them (no IPC encode and decode on the way).
+pub fn partition_batches(plan_json: &str, input: &[&[u8]]) -> Result<(SchemaRef, Vec<RecordBatch>)> {
     let plan: PartitionPlan = parse(plan_json, "frame partition plan")?;
     let declared = types::from_specs(&plan.schema)?;
+    // Steps the reader already ran (a Parquet scan's pushed-down filter).
+    let mut done = 0;
     let (schema, mut batches) = match &plan.source {
         Source::Csv { path, start, end, options } => (declared.clone(), read::read_csv_block(path, *start, *end, &declared, options)?),
         Source::Parquet { path, row_groups } => {
-            // Row groups whose statistics rule out every row of the first filter are not read.
-            let prune = match plan.steps.first() {
+            // The first filter prunes row groups by their statistics and runs inside the reader.
+            let filter = match plan.steps.first() {
                 Some(Step::Filter { predicate }) => Some(predicate),
                 _ => None,
             };
-            (declared.clone(), super::read_parquet::read_parquet(path, row_groups, &declared, prune)?)
+            // A partial aggregation right after it reads only its keys and values.
+            let after = match (&plan.partial, plan.steps.len()) {
+                (Some(spec), 1) => Some(spec.keys.iter().cloned().chain(spec.aggs.iter().filter_map(|a| a.column.clone())).collect::<Vec<_>>()),
+                _ => None,
+            };
+            let scan = super::read_parquet::scan_parquet(path, row_groups, &declared, filter, true, after.as_deref())?;
+            done = usize::from(scan.filtered);
+            (scan.schema, scan.batches)
         }
         Source::Ndjson { path, start, end } => (declared.clone(), super::read_ndjson::read_ndjson_block(path, *start, *end, &declared)?),
         Source::Inputs => {
@@ -126,21 +142,22 @@ pub fn run_partition(plan_json: &str, input: &[&[u8]]) -> Result<Vec<u8>> {
         }
         Source::Text { path, start, end, column, encoding } => (declared.clone(), read_text::read_text_block(path, *start, *end, column, *encoding)?),
     };
-    if let Some(wc) = WordCount::of(&plan.steps, plan.partial.as_ref()) {
+    let steps = &plan.steps[done..];
+    if let Some(wc) = WordCount::of(steps, plan.partial.as_ref()) {
         let state = wc.run(&batches)?;
-        return ipc::encode(&state.schema(), &[state]);
+        return Ok((state.schema(), vec![state]));
     }
     // The steps run on an empty batch too: an empty partition still knows its output schema.
     let mut empty = RecordBatch::new_empty(schema);
-    for step in &plan.steps {
+    for step in steps {
         empty = apply(step, &empty)?;
         batches = apply_all(step, batches)?;
     }
     if let Some(spec) = &plan.partial {
         let state = aggregate::partial(spec, &empty.schema(), &batches)?;
-        return ipc::encode(&state.schema(), &[state]);
+        return Ok((state.schema(), vec![state]));
     }
-    ipc::encode(&empty.schema(), &batches)
+    Ok((empty.schema(), batches))
 }
 
 /// Partial states merged (a level of the tree, or its last, which finishes

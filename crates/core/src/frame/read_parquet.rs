@@ -20,6 +20,7 @@ use parquet::file::statistics::Statistics;
 use serde_json::Value;
 
 use super::expr::Expr;
+use super::read_parquet_filter::row_filter;
 use super::read::BATCH_ROWS;
 use super::type_names::normalized;
 use crate::{Error, Result};
@@ -203,31 +204,56 @@ pub fn may_match(rg: &RowGroupMetaData, schema: &Schema, pred: &Expr) -> bool {
 /// The batches of some row groups of a Parquet file, in `schema`'s columns
 /// and types; with `prune`, the row groups it proves empty are not read.
 pub fn read_parquet(path: &Path, row_groups: &[usize], schema: &SchemaRef, prune: Option<&Expr>) -> Result<Vec<RecordBatch>> {
+    Ok(scan_parquet(path, row_groups, schema, prune, false, None)?.batches)
+}
+
+/// What a scan read: its batches, in `schema`'s columns, and whether the filter was applied.
+pub struct Scanned {
+    pub schema: SchemaRef,
+    pub batches: Vec<RecordBatch>,
+    pub filtered: bool,
+}
+
+/// The batches of some row groups, their row groups pruned by `filter`'s
+/// statistics; with `push`, `filter` also runs inside the reader (see
+/// read_parquet_filter.rs) and then only the columns `after` names (those
+/// the rest of the plan reads, in `schema`'s order) are decoded.
+pub fn scan_parquet(path: &Path, row_groups: &[usize], schema: &SchemaRef, filter: Option<&Expr>, push: bool, after: Option<&[String]>) -> Result<Scanned> {
     let (file, meta) = footer(path)?;
     let file_schema = Arc::clone(meta.schema());
     let groups = meta.metadata().row_groups();
     if let Some(&bad) = row_groups.iter().find(|&&i| i >= groups.len()) {
         return Err(read_err(path, format!("it has {} row groups, not {}: it changed since the frame was planned", groups.len(), bad + 1)));
     }
-    let kept: Vec<usize> = row_groups.iter().copied().filter(|&i| prune.is_none_or(|p| may_match(&groups[i], &file_schema, p))).collect();
+    let kept: Vec<usize> = row_groups.iter().copied().filter(|&i| filter.is_none_or(|p| may_match(&groups[i], &file_schema, p))).collect();
+    let descr = meta.metadata().file_metadata().schema_descr_ptr();
+    let pushed = if push { filter.and_then(|p| row_filter(p, schema, &file_schema, &descr)) } else { None };
+    let schema = match (&pushed, after) {
+        (Some(_), Some(cols)) if !cols.is_empty() => Arc::new(Schema::new(schema.fields().iter().filter(|f| cols.contains(f.name())).cloned().collect::<Vec<_>>())),
+        _ => Arc::clone(schema),
+    };
+    let filtered = pushed.is_some();
     if kept.is_empty() {
-        return Ok(Vec::new());
+        return Ok(Scanned { schema, batches: Vec::new(), filtered });
     }
     let roots: Vec<usize> = schema
         .fields()
         .iter()
         .map(|f| file_schema.index_of(f.name()).map_err(|_| read_err(path, format!("it has no column {:?}: it changed since the frame was planned", f.name()))))
         .collect::<Result<_>>()?;
-    let mask = ProjectionMask::roots(meta.metadata().file_metadata().schema_descr(), roots.iter().copied());
-    let reader = ParquetRecordBatchReaderBuilder::new_with_metadata(file, meta)
-        .with_row_groups(kept)
-        .with_projection(mask)
-        .with_batch_size(BATCH_ROWS)
-        .build()
-        .map_err(|e| read_err(path, e.to_string()))?;
+    let mask = ProjectionMask::roots(&descr, roots.iter().copied());
+    let mut builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, meta).with_row_groups(kept).with_projection(mask).with_batch_size(BATCH_ROWS);
+    let mut raised = None;
+    if let Some((rf, r)) = pushed {
+        builder = builder.with_row_filter(rf);
+        raised = Some(r);
+    }
+    // An error the pushed-down predicate raised comes out as the filter step's would.
+    let fail = |e: &dyn std::fmt::Display| raised.as_ref().and_then(|r| r.lock().expect("not poisoned").take()).unwrap_or_else(|| read_err(path, e.to_string()));
+    let reader = builder.build().map_err(|e| fail(&e))?;
     let mut out = Vec::new();
     for b in reader {
-        let b = b.map_err(|e| read_err(path, e.to_string()))?;
+        let b = b.map_err(|e| fail(&e))?;
         let columns = schema
             .fields()
             .iter()
@@ -239,9 +265,11 @@ pub fn read_parquet(path: &Path, row_groups: &[usize], schema: &SchemaRef, prune
                 cast(c, f.data_type()).map_err(|e| read_err(path, format!("column {:?} read as {}: {e}", f.name(), f.data_type())))
             })
             .collect::<Result<Vec<_>>>()?;
-        out.push(RecordBatch::try_new(Arc::clone(schema), columns).map_err(|e| read_err(path, e.to_string()))?);
+        if b.num_rows() > 0 {
+            out.push(RecordBatch::try_new(Arc::clone(&schema), columns).map_err(|e| read_err(path, e.to_string()))?);
+        }
     }
-    Ok(out)
+    Ok(Scanned { schema, batches: out, filtered })
 }
 
 /// `infer_parquet` as JSON for the client: `{ schema: [{ name, type, nullable }], rowGroups: [[[rows, bytes], …] per file] }`.

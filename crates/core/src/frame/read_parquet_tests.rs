@@ -127,3 +127,33 @@ fn statistics_skip_row_groups_a_first_filter_rules_out() {
     let got = read_parquet(&p, &[0, 1, 2, 3], &s2, Some(&pred(&format!(r#"{{"op":"gtEq","left":{},"right":{}}}"#, col("v"), int(75))))).unwrap();
     assert_eq!(got.iter().map(|b| b.num_rows()).sum::<usize>(), 25, "only the last row group is read");
 }
+
+#[test]
+fn a_pushed_down_filter_keeps_the_rows_the_filter_step_keeps_and_decodes_only_what_follows() {
+    let d = tempfile::tempdir().unwrap();
+    // x as int32 in the file (the frame reads int64), nulls in x and in s.
+    let batch = RecordBatch::try_from_iter(vec![
+        ("x", Arc::new(Int32Array::from_iter((0..1000).map(|i| (i % 11 != 0).then_some(i % 97)))) as ArrayRef),
+        ("s", Arc::new(StringArray::from_iter((0..1000).map(|i| (i % 13 != 0).then(|| format!("c{}", i % 7))))) as ArrayRef),
+        ("y", Arc::new(Float64Array::from_iter_values((0..1000).map(|i| i as f64)) ) as ArrayRef),
+    ])
+    .unwrap();
+    let p = write(&d, "f.parquet", &[batch], Compression::SNAPPY, 300);
+    let (schema, _) = infer_parquet(&[p.clone()], None).unwrap();
+    let groups = all_groups(&p);
+    let pred: Expr = serde_json::from_str(r#"{"op":"or","left":{"op":"gt","left":{"op":"col","name":"x"},"right":{"op":"lit","value":80,"type":"int64"}},"right":{"op":"eq","left":{"op":"col","name":"s"},"right":{"op":"lit","value":"c3","type":"utf8"}}}"#).unwrap();
+    let want: Vec<RecordBatch> = read_parquet(&p, &groups, &schema, None).unwrap().iter().map(|b| crate::frame::expr::filter(b, &pred).unwrap()).collect();
+    let want = arrow_select::concat::concat_batches(&schema, &want).unwrap();
+    let scan = scan_parquet(&p, &groups, &schema, Some(&pred), true, None).unwrap();
+    assert!(scan.filtered);
+    assert_eq!(arrow_select::concat::concat_batches(&scan.schema, &scan.batches).unwrap(), want);
+    // Only the columns after it: y, and none of x or s.
+    let scan = scan_parquet(&p, &groups, &schema, Some(&pred), true, Some(&["y".to_string()])).unwrap();
+    assert_eq!(scan.schema.fields().iter().map(|f| f.name().as_str()).collect::<Vec<_>>(), ["y"]);
+    assert_eq!(arrow_select::concat::concat_batches(&scan.schema, &scan.batches).unwrap().column(0), want.column(2));
+    // A predicate that does not type-check is left to the filter step, which reports it.
+    let bad: Expr = serde_json::from_str(r#"{"op":"gt","left":{"op":"col","name":"s"},"right":{"op":"lit","value":1,"type":"int64"}}"#).unwrap();
+    let scan = scan_parquet(&p, &groups, &schema, Some(&bad), true, Some(&["y".to_string()])).unwrap();
+    assert!(!scan.filtered);
+    assert_eq!(scan.schema, schema, "every column kept for the filter step");
+}

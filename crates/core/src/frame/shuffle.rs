@@ -76,9 +76,9 @@ fn parse<'a, T: Deserialize<'a>>(json: &'a str, what: &str) -> Result<T> {
     serde_json::from_str(json).map_err(|e| frame_error(format!("a {what} that is not one: {e}")))
 }
 
-/// A partition's batches: its plan run (plan.rs), its IPC read back.
+/// A partition's batches: its plan run (plan.rs).
 fn partition(plan_json: &serde_json::Value, input: &[&[u8]]) -> Result<(SchemaRef, Vec<RecordBatch>)> {
-    ipc::decode(&plan::run_partition(&plan_json.to_string(), input)?)
+    plan::partition_batches(&plan_json.to_string(), input)
 }
 
 /// The batches of IPC streams, all of `schema` (the first's, else the declared one).
@@ -132,27 +132,32 @@ pub fn run_split(plan_json: &str, input: &[&[u8]]) -> Result<Vec<u8>> {
         }
         _ => None,
     };
-    let mut by_output: Vec<Vec<RecordBatch>> = vec![Vec::new(); n as usize];
-    for b in batches.iter().filter(|b| b.num_rows() > 0) {
-        let outputs = match (&plan.by, &bounds) {
+    let batches: Vec<RecordBatch> = batches.into_iter().filter(|b| b.num_rows() > 0).collect();
+    if batches.is_empty() {
+        return Ok(layout(Vec::new()));
+    }
+    let mut outputs = Vec::with_capacity(batches.len());
+    for b in &batches {
+        outputs.push(match (&plan.by, &bounds) {
             (By::Hash { keys }, _) => partition::hash_outputs(&columns(b, keys, "shuffle key")?, n)?,
             (By::Range { keys }, Some(bounds)) => partition::range_outputs(&columns(b, &key_names(keys), "sortBy")?, keys, bounds)?,
             (By::Range { .. }, None) => vec![0; b.num_rows()],
-        };
-        for (p, part) in partition::split_rows(b, &outputs, n as usize)?.into_iter().enumerate() {
-            if let Some(part) = part {
-                by_output[p].push(part);
-            }
-        }
+        });
     }
+    let (grouped, counts) = partition::group_rows(&batches, &outputs, n as usize)?;
+    // Each output's rows are a slice of the grouped batch, cut into parts of about `part_bytes`.
+    let row_bytes = grouped.get_array_memory_size() / grouped.num_rows().max(1) + 1;
+    let per_part = (plan.part_bytes.max(1) / row_bytes).max(1);
     let mut shards = Vec::new();
-    for (p, batches) in by_output.into_iter().enumerate() {
-        if batches.is_empty() {
-            continue;
+    let mut at = 0;
+    for (p, &count) in counts.iter().enumerate() {
+        let mut from = at;
+        while from < at + count {
+            let len = per_part.min(at + count - from);
+            shards.push((p as u32, ipc::encode(&schema, &[grouped.slice(from, len)])?));
+            from += len;
         }
-        for piece in partition::slices(&batches, plan.part_bytes.max(1)) {
-            shards.push((p as u32, ipc::encode(&schema, &piece)?));
-        }
+        at += count;
     }
     Ok(layout(shards))
 }
