@@ -2,6 +2,8 @@
 
 // Adds mapBatches, toBag, materialized and release to Frame, toFrame to Bag.
 import './batches'
+// Adds agg to GroupBy (its tree or its shuffle).
+import './group-by'
 // Adds join, sortBy and shuffle to Frame.
 import './relational'
 // Adds toParquet, toCsv, toNdjson and toArrowIpc to Frame.

@@ -18,7 +18,7 @@ import { checkExplodes } from './expr-types'
 import { dropColumns, renameColumns, withColumnsOf } from './columns'
 import { describePlan, FrameSlice, scalarOf } from './whole'
 import { frameTask } from './graph'
-import { aggGraph, type AggOptions } from './group-by'
+import type { AggOptions } from './agg-options'
 import { aggregateType, fieldOf, outputName, typeOf } from './schema'
 import type { AggOf, BatchOf, ColumnOf, PickOf, TableOf } from './typing'
 
@@ -35,7 +35,7 @@ export interface FramePart {
   deps: string[]
 }
 
-export { positiveInt, type AggOptions } from './group-by'
+export { positiveInt, type AggOptions } from './agg-options'
 
 /** `S`, for tsc only: column names to types where known (see typing.ts), else any. */
 export class Frame<S = any> {
@@ -210,28 +210,7 @@ export class GroupBy<S = any, K extends string = string> {
     readonly frame: Frame<S>,
     readonly keys: string[],
   ) {}
-
-  /**
-   * One row per group: its keys, then each aggregate under its name. Each
-   * input partition aggregates alone first; only the partial states cross
-   * between workers, merged in a tree or sent by key hash through the frame
-   * shuffle (`options.method`, see group-by.ts).
-   */
-  agg<A extends Record<string, Aggregate<any, ColumnOf<S>>>>(aggregates: A, options: AggOptions = {}): Frame<AggOf<S, K, A>> {
-    const f = this.frame
-    const entries = Object.entries(aggregates ?? {})
-    if (entries.length === 0) throw new ArgumentError([{ field: 'aggregates', value: aggregates, allowed: "an object of names to aggregates, e.g. { n: count(), total: sum('x') }" }], 'agg')
-    const fields: FieldSpec[] = this.keys.map((k) => ({ ...fieldOf(k, f.fields, 'groupBy'), nullable: true }))
-    for (const [name, a] of entries) {
-      if (!(a instanceof Aggregate)) throw new ArgumentError([{ field: `aggregates.${name}`, value: typeof a, allowed: 'count(), sum, mean, min, max, nUnique, first, last, std or var of a column' }], 'agg')
-      if (fields.some((x) => x.name === name)) throw new ArgumentError([{ field: `aggregates.${name}`, value: name, allowed: 'a name that is not a key nor another aggregate' }], 'agg')
-      fields.push({ name, type: aggregateType(a, f.fields, 'agg'), nullable: a.func !== 'count' })
-    }
-    const spec: AggSpecData = { keys: this.keys, aggs: entries.map(([name, a]) => ({ name, func: a.func, ...(a.column === undefined ? {} : { column: a.column }) })) }
-    const { keys, upstream } = aggGraph(f, spec, options ?? {})
-    const parts = keys.map((k) => ({ source: { kind: 'inputs' as const }, deps: [k] }))
-    return new Frame('group-by', parts, fields, [], fields, upstream)
-  }
+  // agg joins GroupBy in group-by.ts: it plans through the shuffle, whose planner makes Frames (a circle from here).
 }
 
 /** The partitions' IPC bytes as one apache-arrow Table, in order. */

@@ -11,35 +11,20 @@
 import { ArgumentError } from '../base/errors'
 import { hashOf } from '../bag/graph'
 import { upstreamOf, type Upstream } from '../bag/upstream'
-import type { AggSpecData } from '../wire/frame'
-import type { Frame } from './frame'
+import type { AggSpecData, FieldSpec } from '../wire/frame'
+import { positiveInt, type AggOptions } from './agg-options'
+import { Aggregate } from './expr'
+import { Frame, GroupBy } from './frame'
+import { aggregateType, fieldOf } from './schema'
+import type { AggOf, ColumnOf } from './typing'
 import { combineTaskCount, combineTasks, frameTask } from './graph'
 import { frameShuffled } from './shuffle'
-
-export interface AggOptions {
-  /**
-   * 'tree' merges partial states in a tree, 'shuffle' sends them by key hash
-   * to `splitOut` outputs; 'auto' (default) is 'shuffle' where the frame has
-   * keys and more partitions than `splitEvery`, else 'tree'.
-   */
-  method?: 'auto' | 'tree' | 'shuffle'
-  /** Output partitions, each holding the groups whose key hash is its own (default: 1 by tree, the input's partitions by shuffle). */
-  splitOut?: number
-  /** Partial states merged per task of the combine tree (default 8). */
-  splitEvery?: number
-}
 
 /** DataFusion's skip-partial-aggregation figures: past 100 000 rows, more than 0.8 groups per row sends rows. */
 export const SKIP_RATIO = 0.8
 export const PROBE_ROWS = 100_000
 
 const METHODS = ['auto', 'tree', 'shuffle']
-
-export const positiveInt = (v: unknown, field: string, what: string, dflt: number, least = 1): number => {
-  if (v === undefined) return dflt
-  if (!(Number.isSafeInteger(v) && (v as number) >= least)) throw new ArgumentError([{ field, value: v, allowed: `an integer ≥ ${least}` }], what)
-  return v as number
-}
 
 export interface AggGraph {
   /** The output partitions' keys, in order. */
@@ -69,4 +54,32 @@ function treeGraph(f: Frame, spec: AggSpecData, splitEvery: number, splitOut: nu
 function shuffleGraph(f: Frame, spec: AggSpecData, splitOut: number): AggGraph {
   const agg = { agg: spec, skipRatio: SKIP_RATIO, probeRows: PROBE_ROWS }
   return frameShuffled('group-by', [{ frame: f, by: { kind: 'hash', keys: spec.keys }, agg }], splitOut, { kind: 'agg', agg: spec })
+}
+
+declare module './frame' {
+  interface GroupBy<S = any, K extends string = string> {
+    /**
+     * One row per group: its keys, then each aggregate under its name. Each
+     * input partition aggregates alone first; only the partial states cross
+     * between workers, merged in a tree or sent by key hash through the frame
+     * shuffle (`options.method`, see group-by.ts).
+     */
+    agg<A extends Record<string, Aggregate<any, ColumnOf<S>>>>(aggregates: A, options?: AggOptions): Frame<AggOf<S, K, A>>
+  }
+}
+
+GroupBy.prototype.agg = function (this: GroupBy, aggregates: Record<string, Aggregate>, options: AggOptions = {}): Frame {
+  const f = this.frame
+  const entries = Object.entries(aggregates ?? {})
+  if (entries.length === 0) throw new ArgumentError([{ field: 'aggregates', value: aggregates, allowed: "an object of names to aggregates, e.g. { n: count(), total: sum('x') }" }], 'agg')
+  const fields: FieldSpec[] = this.keys.map((k) => ({ ...fieldOf(k, f.fields, 'groupBy'), nullable: true }))
+  for (const [name, a] of entries) {
+    if (!(a instanceof Aggregate)) throw new ArgumentError([{ field: `aggregates.${name}`, value: typeof a, allowed: 'count(), sum, mean, min, max, nUnique, first, last, std or var of a column' }], 'agg')
+    if (fields.some((x) => x.name === name)) throw new ArgumentError([{ field: `aggregates.${name}`, value: name, allowed: 'a name that is not a key nor another aggregate' }], 'agg')
+    fields.push({ name, type: aggregateType(a, f.fields, 'agg'), nullable: a.func !== 'count' })
+  }
+  const spec: AggSpecData = { keys: this.keys, aggs: entries.map(([name, a]) => ({ name, func: a.func, ...(a.column === undefined ? {} : { column: a.column }) })) }
+  const { keys, upstream } = aggGraph(f, spec, options ?? {})
+  const parts = keys.map((k) => ({ source: { kind: 'inputs' as const }, deps: [k] }))
+  return new Frame('group-by', parts, fields, [], fields, upstream)
 }
