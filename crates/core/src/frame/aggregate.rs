@@ -199,6 +199,11 @@ fn fold<T: PartialOrd + std::ops::Add<Output = T> + Copy>(f: Fold, a: T, b: T) -
     }
 }
 
+fn sum_overflow(state: &str) -> crate::Error {
+    let name = state.strip_suffix("__sum").unwrap_or(state);
+    frame_error(format!("the aggregate {name:?} sums integers past int64's range (±9223372036854775807) in a group; sum the column as float64 (col(...).cast('float64')) for an approximate sum"))
+}
+
 fn step<T: PartialOrd + std::ops::Add<Output = T> + Copy>(f: Fold, v: &mut [T], seen: &mut [bool], g: usize, x: T) {
     v[g] = if seen[g] { fold(f, v[g], x) } else { x };
     seen[g] = true;
@@ -209,7 +214,8 @@ impl Acc {
         Acc { fold: c.fold, ints: Vec::new(), floats: Vec::new(), seen: Vec::new(), float: c.ty == DataType::Float64 }
     }
 
-    fn update(&mut self, groups: &[u32], ngroups: usize, input: Option<&ArrayRef>) -> Result<()> {
+    /// `name`: the aggregate's output column, for the error of a sum past int64.
+    fn update(&mut self, groups: &[u32], ngroups: usize, input: Option<&ArrayRef>, name: &str) -> Result<()> {
         self.seen.resize(ngroups, false);
         if self.fold == Fold::Count {
             self.ints.resize(ngroups, 0);
@@ -241,7 +247,14 @@ impl Acc {
             for (i, &g) in groups.iter().enumerate() {
                 if g != SKIP && valid(i) {
                     let (v, seen) = (&mut self.ints, &mut self.seen);
-                    v[g as usize] = if seen[g as usize] { if self.fold == Fold::Sum { v[g as usize].wrapping_add(vals[i]) } else { fold(self.fold, v[g as usize], vals[i]) } } else { vals[i] };
+                    // Checked, as DuckDB's and Postgres' integer sums: a wrapped sum is a wrong value with nothing to say so.
+                    v[g as usize] = if !seen[g as usize] {
+                        vals[i]
+                    } else if self.fold == Fold::Sum {
+                        v[g as usize].checked_add(vals[i]).ok_or_else(|| sum_overflow(name))?
+                    } else {
+                        fold(self.fold, v[g as usize], vals[i])
+                    };
                     seen[g as usize] = true;
                 }
             }
@@ -315,7 +328,7 @@ impl Aggregator {
         let ids = if key_arrays.is_empty() { vec![0; b.num_rows()] } else { self.groups.intern(&key_arrays, self.split)? };
         let n = self.groups.len();
         for (acc, c) in self.accs.iter_mut().zip(&self.cols) {
-            acc.update(&ids, n, c.input.as_ref().map(column).transpose()?)?;
+            acc.update(&ids, n, c.input.as_ref().map(column).transpose()?, &c.out)?;
         }
         for acc in &mut self.extras {
             acc.update(b, &ids, n)?;

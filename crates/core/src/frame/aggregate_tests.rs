@@ -125,3 +125,20 @@ fn bad_specs_are_coded_errors_naming_the_column() {
     let e = partial(&AggSpec { keys: vec!["zz".into()], aggs: vec![] }, &schema, &[]).unwrap_err();
     assert!(e.to_string().contains("\"zz\""), "{e}");
 }
+
+#[test]
+fn an_integer_sum_past_int64_is_an_error_naming_the_aggregate_in_a_partial_and_in_a_merge() {
+    let schema = Arc::new(Schema::new(vec![Field::new("k", DataType::Utf8, false), Field::new("v", DataType::Int64, false)]));
+    let b = |v: Vec<i64>| RecordBatch::try_new(schema.clone(), vec![Arc::new(StringArray::from(vec!["a"; v.len()])), Arc::new(Int64Array::from(v))]).unwrap();
+    let spec = AggSpec { keys: vec!["k".into()], aggs: vec![AggExpr { name: "total".into(), func: "sum".into(), column: Some("v".into()) }] };
+    let mut one = Aggregator::partial(&spec, &schema).unwrap();
+    let err = one.update(&b(vec![i64::MAX - 1, 1, 1])).unwrap_err().to_string();
+    assert!(err.contains("\"total\" sums integers past int64's range"), "{err}");
+    // Each partial fits; their merge does not.
+    let mut half = Aggregator::partial(&spec, &schema).unwrap();
+    half.update(&b(vec![i64::MAX / 2 + 1])).unwrap();
+    let state = half.finish().unwrap();
+    let mut merge = Aggregator::merging(&spec, state.schema().as_ref(), None).unwrap();
+    merge.update(&state).unwrap();
+    assert!(merge.update(&state).unwrap_err().to_string().contains("past int64's range"));
+}

@@ -3,7 +3,7 @@ use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
-use arrow_array::{Array, Int64Array, StringArray};
+use arrow_array::{Int64Array, StringArray};
 use arrow_schema::{Field, Schema};
 
 fn key(d: bool, nl: bool) -> SortKey {
