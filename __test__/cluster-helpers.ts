@@ -1,6 +1,6 @@
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { setupClient, type Client } from 'spillway'
+import { schedulerWorkers, setupClient, type Client } from 'spillway'
 
 export const GIB = 2 ** 30
 
@@ -66,4 +66,22 @@ export function sharedCluster(test: { before(fn: () => Promise<void>): void; aft
     }
   })
   test.after.always(async () => close?.())
+}
+
+/** The highest rss each worker reported (by name) while `run` ran, sampled every 50 ms from the scheduler's figures. */
+export async function peakRss<T>(client: Client, run: () => Promise<T>): Promise<{ value: T; peak: Map<string, number> }> {
+  const peak = new Map<string, number>()
+  let sampling = true
+  const sampler = (async () => {
+    while (sampling) {
+      for (const w of Object.values(await schedulerWorkers(client))) peak.set(w.name, Math.max(peak.get(w.name) ?? 0, (w.metrics as { rss?: number } | undefined)?.rss ?? 0))
+      await new Promise((r) => setTimeout(r, 50))
+    }
+  })()
+  try {
+    return { value: await run(), peak }
+  } finally {
+    sampling = false
+    await sampler
+  }
 }

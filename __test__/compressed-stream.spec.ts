@@ -8,7 +8,8 @@ import { once } from 'node:events'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createGzip, gzipSync } from 'node:zlib'
-import { bag, Client, frame, LocalCluster, schedulerWorkers } from 'spillway'
+import { bag, Client, frame, LocalCluster } from 'spillway'
+import { peakRss } from './cluster-helpers'
 
 const MIB = 2 ** 20
 /** The smallest workers that start with room for their work: 256 MiB each (setupClient keeps every worker at 1 GiB or more). */
@@ -76,24 +77,6 @@ async function writeBoth(bytes: number): Promise<{ zst: string; gz: string; line
   return { zst, gz, lines, words, content }
 }
 
-/** The highest rss each worker reported while `run` ran. */
-async function peakRss<T>(run: () => Promise<T>): Promise<{ value: T; peak: Map<string, number> }> {
-  const peak = new Map<string, number>()
-  let sampling = true
-  const sampler = (async () => {
-    while (sampling) {
-      for (const w of Object.values(await schedulerWorkers(client))) peak.set(w.name, Math.max(peak.get(w.name) ?? 0, (w.metrics as any)?.rss ?? 0))
-      await new Promise((r) => setTimeout(r, 50))
-    }
-  })()
-  try {
-    return { value: await run(), peak }
-  } finally {
-    sampling = false
-    await sampler
-  }
-}
-
 test.serial('a .zst and a .gz whose content is larger than a worker\'s memory are counted and tallied through a bag exactly, every worker under its limit; kept whole, the file fails by name', async (t) => {
   t.timeout(600_000)
   const { zst, gz, lines, words, content } = await writeBoth(LIMIT + 32 * MIB)
@@ -101,9 +84,9 @@ test.serial('a .zst and a .gz whose content is larger than a worker\'s memory ar
   const lines2 = bag.readText([zst, gz])
   t.is(lines2.npartitions, 2, 'one partition a file')
   const restarts = () => lc.nannies.reduce((n, x) => n + x.restarts, 0)
-  const { value: count, peak } = await peakRss(() => client.compute(lines2.count()))
+  const { value: count, peak } = await peakRss(client, () => client.compute(lines2.count()))
   t.is(count, 2 * lines)
-  const { value: freq, peak: peak2 } = await peakRss(() => client.compute(lines2.map((l: string) => l.slice(l.indexOf(' ') + 1, l.indexOf(' ', l.indexOf(' ') + 1))).frequencies()))
+  const { value: freq, peak: peak2 } = await peakRss(client, () => client.compute(lines2.map((l: string) => l.slice(l.indexOf(' ') + 1, l.indexOf(' ', l.indexOf(' ') + 1))).frequencies()))
   t.deepEqual(new Map(freq as [string, number][]), new Map([...words].map(([w, n]) => [w, 2 * n])))
   t.log(`content ${(content / MIB).toFixed(0)} MiB a file, ${lines} lines; peak rss ${[...peak, ...peak2].map(([n, r]) => `${n} ${(r / MIB).toFixed(0)} MiB`).join(', ')} of ${LIMIT / MIB} MiB`)
   for (const [name, rss] of [...peak, ...peak2]) t.true(rss > 0 && rss < LIMIT, `${name}: peak rss ${(rss / MIB).toFixed(0)} MiB of ${LIMIT / MIB}`)

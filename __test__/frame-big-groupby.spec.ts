@@ -7,7 +7,7 @@ import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writ
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client, count, first, frame, last, LocalCluster, mean, nUnique, schedulerWorkers, sum, var as variance } from 'spillway'
-import { bytesOnDisk, until } from './cluster-helpers'
+import { bytesOnDisk, peakRss, until } from './cluster-helpers'
 
 const MIB = 2 ** 20
 /** The smallest worker that runs frames with room to spare: a Node process with the addon idles near half of it. */
@@ -54,19 +54,11 @@ test('a groupBy of a CSV 3× the workers memory (high- and low-cardinality keys)
   closeSync(fd)
   t.true(statSync(file).size >= 3 * total, `${statSync(file).size} bytes for ${total} bytes of workers`)
 
-  const peak = new Map<string, number>()
-  let sampling = true
-  const sampler = (async () => {
-    while (sampling) {
-      for (const w of Object.values(await schedulerWorkers(client))) peak.set(w.name, Math.max(peak.get(w.name) ?? 0, (w.metrics as any)?.rss ?? 0))
-      await new Promise((r) => setTimeout(r, 50))
-    }
-  })()
   const rows = frame.readCsv(file, { blocksize: 16 * MIB })
-  const byKey = await client.compute(rows.groupBy('k').agg({ n: count(), s: sum('x'), m: mean('x') }))
-  const byCat = await client.compute(rows.groupBy('cat').agg({ n: count(), s: sum('x'), m: mean('x') }))
-  sampling = false
-  await sampler
+  const { value: [byKey, byCat], peak } = await peakRss(client, async () => [
+    await client.compute(rows.groupBy('k').agg({ n: count(), s: sum('x'), m: mean('x') })),
+    await client.compute(rows.groupBy('cat').agg({ n: count(), s: sum('x'), m: mean('x') })),
+  ])
 
   t.is(byKey.numRows, KEYS)
   const [k, bn, bs, bm] = ['k', 'n', 's', 'm'].map((c) => byKey.getChild(c)!.toArray())

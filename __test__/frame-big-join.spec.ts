@@ -7,6 +7,7 @@ import { closeSync, mkdtempSync, openSync, rmSync, statSync, truncateSync, write
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Client, count, frame, LocalCluster, schedulerWorkers, sum } from 'spillway'
+import { peakRss } from './cluster-helpers'
 
 const MIB = 2 ** 20
 /**
@@ -86,15 +87,7 @@ test('an inner and a left join of 3× the workers\' memory on 2 × 192 MiB worke
   })
   const before = Object.values(await schedulerWorkers(client))
   t.true(bytes > 2.8 * before.length * WORKER_MEMORY, `${(bytes / MIB).toFixed(0)} MiB of CSV for ${before.length} × ${WORKER_MEMORY / MIB} MiB`)
-  const peak = new Map<string, number>()
-  let sampling = true
-  const sampler = (async () => {
-    while (sampling) {
-      for (const w of Object.values(await schedulerWorkers(client))) peak.set(w.name, Math.max(peak.get(w.name) ?? 0, (w.metrics as any)?.rss ?? 0))
-      await new Promise((r) => setTimeout(r, 50))
-    }
-  })()
-  try {
+  const { peak } = await peakRss(client, async () => {
     const l = frame.readCsv(join(dir, 'left.csv'), { blocksize: '4 MiB' })
     const r = frame.readCsv(join(dir, 'right.csv'), { blocksize: '4 MiB' })
     for (const [how, expected] of [['inner', inner], ['left', left]] as const) {
@@ -105,10 +98,7 @@ test('an inner and a left join of 3× the workers\' memory on 2 × 192 MiB worke
       const row = got.get(0)!.toJSON() as Record<string, unknown>
       t.deepEqual({ n: Number(row.n), sv: Number(row.sv), sw: Number(row.sw) }, expected, how)
     }
-  } finally {
-    sampling = false
-    await sampler
-  }
+  })
   const after = Object.values(await schedulerWorkers(client))
   t.deepEqual(after.map((w) => w.pid).sort(), before.map((w) => w.pid).sort(), 'no worker lost: the same processes')
   for (const w of before) t.true((peak.get(w.name) ?? 0) < w.memoryLimit, `${w.name}: peak rss ${((peak.get(w.name) ?? 0) / MIB).toFixed(0)} MiB under ${(w.memoryLimit / MIB).toFixed(0)} MiB`)

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { bag, KilledWorkerError, random, schedulerWorkers } from 'spillway'
-import { cluster, GIB } from './cluster-helpers'
+import { cluster, GIB, peakRss } from './cluster-helpers'
 
 function tempDir(t: { teardown(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'spillway-bounds-'))
@@ -69,19 +69,9 @@ test('a rechunk to 64 MiB chunks on 1 GiB workers (2 GiB of rows to columns) is 
     t.is((err as any).code, 'ERR_SPILLWAY_TOO_LARGE', String(err))
     t.regex(err!.message, new RegExp(`chunk "rechunk-[0-9a-f]{16}-0" is ${size} MiB \\(${size * 131072} elements\\); making it holds about 3× that at once, more than 30% of a worker's 1024 MiB limit: rechunk to smaller chunks, of at most 102 MiB`))
   }
-  const peak = new Map<string, number>()
-  let sampling = true
-  const sampler = (async () => {
-    while (sampling) {
-      for (const w of Object.values(await schedulerWorkers(client))) peak.set(w.name, Math.max(peak.get(w.name) ?? 0, (w.metrics as any)?.rss ?? 0))
-      await new Promise((r) => setTimeout(r, 50))
-    }
-  })()
   // Every old chunk overlaps every new one: the pieces cross between the workers.
-  const a = await client.compute(x.rechunk([16_384, 512]).sum())
-  sampling = false
+  const { value: a, peak } = await peakRss(client, () => client.compute(x.rechunk([16_384, 512]).sum()))
   const b = await client.compute(x.sum())
-  await sampler
   t.true(Math.abs(a - b) < 1e-6 * b, `${a} vs ${b}`)
   for (const w of workers) t.true((peak.get(w.name) ?? 0) < w.memoryLimit, `${w.name}: peak rss ${((peak.get(w.name) ?? 0) / GIB).toFixed(2)} GiB`)
   t.is(c.nannies.reduce((n, x) => n + x.restarts, 0), 0, 'no worker lost')
