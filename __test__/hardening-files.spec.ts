@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { bag, type Client } from 'spillway'
-import { sharedCluster } from './cluster-helpers'
+import { sharedCluster, until } from './cluster-helpers'
 
 const dir = mkdtempSync(join(tmpdir(), 'spillway-hardening-files-'))
 let client!: Client
@@ -97,6 +97,9 @@ for (const gz of [false, true]) {
       writeFileSync(f, before)
       const b = bag.readText(f)
       t.is(await client.compute(b.count()), 100)
+      // The first count's tasks forgotten (so the second runs, and reads), and a clock tick passed since the write planned.
+      await until(() => client.scheduler.tasks.size === 0, 20_000, 'the first count forgotten')
+      await new Promise((r) => setTimeout(r, 20))
       replaceKeepingMtime(f, after, inPlace)
       t.is(statSync(f).size, before.length)
       const err = await t.throwsAsync(client.compute(b.count()), { code: 'ERR_SPILLWAY_READ' })
