@@ -122,9 +122,16 @@ fn frames_read_during_overwrites_evictions_and_unspills_are_always_some_whole_ve
     let check = |v: &[u8]| assert_eq!(v, version(u64::from_le_bytes(v[..8].try_into().unwrap())));
     buf.set("k", version(0)).unwrap();
     let done = AtomicBool::new(false);
+    // The writer goes on past its 300 versions until the reader has met a
+    // spilled one (bounded): on a loaded machine the reader can miss every
+    // moment the key sits on disk in 300, which is no failure of the buffer.
+    let seen_frame = AtomicBool::new(false);
     std::thread::scope(|s| {
         s.spawn(|| {
-            for i in 1..300u64 {
+            for i in 1..200_000u64 {
+                if i >= 300 && seen_frame.load(Ordering::Acquire) {
+                    break;
+                }
                 match i % 4 {
                     0 => drop(buf.get("k").unwrap()),
                     1 => {
@@ -141,6 +148,7 @@ fn frames_read_during_overwrites_evictions_and_unspills_are_always_some_whole_ve
                 StoredBytes::Frame(f) => {
                     check(&decode(&f).unwrap());
                     frames += 1;
+                    seen_frame.store(true, Ordering::Release);
                 }
                 StoredBytes::Raw(d) => {
                     check(&d);
