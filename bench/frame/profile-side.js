@@ -10,6 +10,7 @@ const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
+const { selfTimes } = require('../bag/cpuprofile')
 const { parseArgs } = require('node:util')
 const { ensureData } = require('./gen')
 
@@ -25,18 +26,7 @@ const r = spawnSync(process.execPath, [path.join(__dirname, 'spillway_side.js'),
 console.log(`run: ${(r.stdout || '').trim()}${r.status ? ` (exit ${r.status}) ${r.stderr}` : ''}`)
 for (const f of fs.readdirSync(prof).filter((f) => f.endsWith('.cpuprofile'))) {
   const p = JSON.parse(fs.readFileSync(path.join(prof, f), 'utf8'))
-  const dt = new Map()
-  for (let i = 0; i < p.samples.length; i++) dt.set(p.samples[i], (dt.get(p.samples[i]) ?? 0) + (p.timeDeltas[i] ?? 0))
-  const byFn = new Map()
-  let total = 0
-  for (const n of p.nodes) {
-    const us = dt.get(n.id) ?? 0
-    total += us
-    const cf = n.callFrame
-    const name = `${cf.functionName || '(anonymous)'} ${cf.url ? path.basename(cf.url) + ':' + (cf.lineNumber + 1) : ''}`.trim()
-    byFn.set(name, (byFn.get(name) ?? 0) + us)
-  }
-  const idle = byFn.get('(idle)') ?? 0
+  const { byFn, total, idle } = selfTimes(p)
   console.log(`\n${f}: ${(total / 1e6).toFixed(2)} s sampled, ${((total - idle) / 1e6).toFixed(2)} s busy on the JS thread`)
   for (const [name, us] of [...byFn].sort((a, b) => b[1] - a[1]).slice(0, Number(o.top))) console.log(`  ${(us / 1e6).toFixed(3).padStart(7)} s  ${((100 * us) / total).toFixed(1).padStart(5)}%  ${name}`)
 }
