@@ -100,3 +100,17 @@ test.serial('columns keeps those named, in that order; a name the files do not h
   t.throws(() => frame.readCsv(join(d, 'a.csv'), { columns: ['id', 'cost'] }), { code: 'ERR_SPILLWAY_COLUMN_NOT_FOUND', message: /"cost"[\s\S]*"id", "name", "price"/ })
   t.throws(() => frame.readCsv(join(d, 'a.csv'), { columns: [] }), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /options\.columns/ })
 })
+
+test.serial('the delimiter is sniffed from the first file (;, tab, |) unless given, and a repeated header name is renamed name_1', async (t) => {
+  const d = files('sniff', { 'semi.csv': 'day;amount;note\n2024-01-31;12.5;"a;b"\n2024-02-01;7;x\n', 'tab.tsv': 'x\ty\n1\t2\n', 'pipe.csv': 'v|w|v\n1|"p|q"|3\n', 'one.csv': 'only\n1\n2\n' })
+  const semi = frame.readCsv(join(d, 'semi.csv'))
+  t.deepEqual(semi.schema, { day: 'date32', amount: 'float64', note: 'utf8' })
+  t.deepEqual((await client.compute(semi)).toArray().map((r) => [iso(r.day), r.amount, r.note]), [['2024-01-31T00:00:00.000Z', 12.5, 'a;b'], ['2024-02-01T00:00:00.000Z', 7, 'x']])
+  t.deepEqual(frame.readCsv(join(d, 'tab.tsv')).schema, { x: 'int64', y: 'int64' })
+  const pipe = frame.readCsv(join(d, 'pipe.csv'))
+  t.deepEqual(pipe.schema, { v: 'int64', w: 'utf8', v_1: 'int64' })
+  t.deepEqual((await client.compute(pipe.select('v_1', 'v'))).toArray().map((r) => [Number(r.v_1), Number(r.v)]), [[3, 1]])
+  t.deepEqual(frame.readCsv(join(d, 'one.csv')).schema, { only: 'int64' })
+  // A delimiter given is used as given: the ';' file is then one column.
+  t.deepEqual(Object.keys(frame.readCsv(join(d, 'semi.csv'), { delimiter: ',' }).schema), ['day;amount;note'])
+})

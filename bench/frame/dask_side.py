@@ -1,5 +1,5 @@
-# Dask DataFrame's side of bench/frame: the same group-by over the same CSV
-# files on a LocalCluster of --workers single-threaded workers of --mem
+# Dask DataFrame's side of bench/frame: the same group-by (join, sort, or
+# Parquet scan) over the same files on a LocalCluster of --workers single-threaded workers of --mem
 # bytes each, the shuffle by P2P; start-up timed apart; prints one JSON line.
 import argparse, json, os, time
 
@@ -24,8 +24,13 @@ if __name__ == '__main__':
     try:
         t1 = time.perf_counter()
         with dask.config.set({'dataframe.shuffle.method': 'p2p'}):
-            df = dd.read_csv(os.path.join(a.dir, '*.csv'), blocksize=a.blocksize, dtype={'cat': 'string', 'k': 'int64', 'x': 'float64', 'y': 'float64'})
-            if a.case == 'groupby':
+            if a.case == 'parquet-scan':
+                df = dd.read_parquet(os.path.join(a.dir, '*.parquet'), columns=['cat', 'x', 'y'])
+            else:
+                df = dd.read_csv(os.path.join(a.dir, '*.csv'), blocksize=a.blocksize, dtype={'cat': 'string', 'k': 'int64', 'x': 'float64', 'y': 'float64'})
+            if a.case == 'parquet-scan':
+                r = df[df.x > 500].groupby('cat').agg(n=('x', 'size'), s=('y', 'sum')).compute()
+            elif a.case == 'groupby':
                 r = df.groupby(['cat', 'k']).agg(n=('k', 'size'), s=('y', 'sum'), m=('x', 'mean'), lo=('x', 'min'), hi=('y', 'max'), split_out=a.workers).compute()
             elif a.case == 'join':
                 dim = dd.read_csv(a.dim, dtype={'k': 'int64', 'label': 'string'})
@@ -35,7 +40,7 @@ if __name__ == '__main__':
             else:
                 raise SystemExit(f'unknown case {a.case}')
         seconds = time.perf_counter() - t1
-        rows = int(r['n'].sum()) if a.case == 'groupby' else len(r)
+        rows = int(r['n'].sum()) if a.case in ('groupby', 'parquet-scan') else len(r)
         print(json.dumps({'seconds': seconds, 'startup': startup, 'groups': len(r), 'rows': rows, 'dask': dask.__version__}))
     finally:
         client.close()

@@ -12,8 +12,10 @@ a = p.parse_args()
 import polars as pl  # after argparse: POLARS_MAX_THREADS is read at import
 
 t0 = time.perf_counter()
-lf = pl.scan_csv(os.path.join(a.dir, '*.csv'))
-if a.case == 'groupby':
+lf = pl.scan_parquet(os.path.join(a.dir, '*.parquet')) if a.case == 'parquet-scan' else pl.scan_csv(os.path.join(a.dir, '*.csv'))
+if a.case == 'parquet-scan':
+    r = lf.filter(pl.col('x') > 500).group_by('cat').agg(n=pl.len(), s=pl.col('y').sum()).collect(engine='streaming')
+elif a.case == 'groupby':
     r = (
         lf.group_by('cat', 'k')
         .agg(n=pl.len(), s=pl.col('y').sum(), m=pl.col('x').mean(), lo=pl.col('x').min(), hi=pl.col('y').max())
@@ -26,5 +28,5 @@ elif a.case == 'sort':
 else:
     raise SystemExit(f'unknown case {a.case}')
 seconds = time.perf_counter() - t0
-rows = int(r['n'].sum()) if a.case == 'groupby' else r.height
+rows = int(r['n'].sum()) if a.case in ('groupby', 'parquet-scan') else r.height
 print(json.dumps({'seconds': seconds, 'groups': r.height, 'rows': rows, 'polars': pl.__version__, 'threads': pl.thread_pool_size()}))

@@ -12,6 +12,7 @@ import { expandPaths, plannedFile, statFile } from '../bag/readers'
 import { Frame, type FramePart } from './frame'
 import type { Given, PickOf } from './typing'
 import { columnsOption } from './readers-parquet'
+import { sniffDelimiter, uniqueNames } from './csv-sniff'
 
 /** The types a CSV column can be read as. */
 export type CsvType = 'null' | 'bool' | `${'int' | 'uint'}${8 | 16 | 32 | 64}` | 'float32' | 'float64' | 'utf8' | 'date32' | 'date64' | `timestamp[${'s' | 'ms' | 'us' | 'ns'}]`
@@ -32,7 +33,7 @@ export interface FrameCsvOptions<T extends ReadSchema = ReadSchema, C extends st
   schema?: T
   /** Field values read as null (default ['']); real files use 'NA', '\\N', 'null'. */
   nullValues?: string[]
-  /** One character, default ','. */
+  /** One character; by default sniffed from the first file (',', tab, ';' or '|'), ',' where none fits. */
   delimiter?: string
   /** One character, default '"'. */
   quote?: string
@@ -54,7 +55,7 @@ function bytesOption(v: unknown, field: string, dflt: number): number {
   return n
 }
 
-function csvOptions(o: FrameCsvOptions): CsvOptionsData {
+function csvOptions(o: FrameCsvOptions, first: string | undefined): CsvOptionsData {
   const char = (v: unknown, field: string, dflt: string) => {
     if (v === undefined) return dflt
     if (typeof v !== 'string' || v.length !== 1 || v.charCodeAt(0) > 127) throw bad(field, v, 'one ASCII character')
@@ -63,7 +64,9 @@ function csvOptions(o: FrameCsvOptions): CsvOptionsData {
   const nullValues = o.nullValues ?? ['']
   if (!Array.isArray(nullValues) || !nullValues.every((v) => typeof v === 'string')) throw bad('options.nullValues', nullValues, "a list of strings, e.g. ['', 'NA']")
   if (o.header !== undefined && typeof o.header !== 'boolean') throw bad('options.header', o.header, 'true or false')
-  return { delimiter: char(o.delimiter, 'options.delimiter', ','), quote: char(o.quote, 'options.quote', '"'), nullValues, header: o.header ?? true }
+  const quote = char(o.quote, 'options.quote', '"')
+  const delimiter = o.delimiter === undefined && first !== undefined ? sniffDelimiter(first, quote) : char(o.delimiter, 'options.delimiter', ',')
+  return { delimiter, quote, nullValues, header: o.header ?? true }
 }
 
 const TYPES = "a type: 'bool', 'int8'…'int64', 'uint8'…'uint64', 'float32', 'float64', 'utf8', 'date32', 'date64', 'timestamp[s|ms|us|ns]'"
@@ -94,7 +97,9 @@ export function withGivenTypes(inferred: FieldSpec[], given: Record<string, stri
  * first `sampleBytes` of every file and unified across them (integers and
  * floats make float64, a date and a timestamp a timestamp, anything and
  * text text; other mixes are ERR_SPILLWAY_READ naming both files), or given
- * in `schema`, which also types the frame for tsc. Each file
+ * in `schema`, which also types the frame for tsc. The delimiter, unless
+ * given, is sniffed from the first file; a repeated column name is renamed
+ * `name_1`, `name_2`… as DuckDB does. Each file
  * is cut into blocks of `blocksize` at line ends; a quoted field that holds
  * a newline must not straddle a block boundary (use a blocksize past the
  * file's size for such files).
@@ -104,11 +109,14 @@ export function readCsv<const T extends ReadSchema = any, const C extends string
   for (const k of Object.keys(options)) if (!OPTIONS.has(k)) throw bad(`options.${k}`, (options as any)[k], `one of ${[...OPTIONS].join(', ')}`)
   const blocksize = bytesOption(options.blocksize, 'options.blocksize', DEFAULT_BLOCKSIZE)
   const sampleBytes = bytesOption(options.sampleBytes, 'options.sampleBytes', 2 ** 20)
-  const opts = csvOptions(options)
   // Typed columns are not unified across files (their type is the user's); checked before any file is read.
   const given = givenNames(options.schema, 'frame.readCsv')
   const files = expandPaths(paths, 'frame.readCsv').map((path) => plannedFile(path, statFile(path, 'frame.readCsv')))
-  const inferred = JSON.parse(callNativeSync(() => native.frameInferCsv(files.map((f) => f.path), JSON.stringify({ ...opts, given }), sampleBytes))) as FieldSpec[]
+  const opts = csvOptions(options, files.find((f) => f.size > 0)?.path)
+  const sampled = JSON.parse(callNativeSync(() => native.frameInferCsv(files.map((f) => f.path), JSON.stringify({ ...opts, given }), sampleBytes))) as FieldSpec[]
+  // The workers read by position, so a repeated header name renamed here is renamed there too.
+  const names = uniqueNames(sampled.map((f) => f.name))
+  const inferred = sampled.map((f, i) => (f.name === names[i] ? f : { ...f, name: names[i] }))
   const fields = withGivenTypes(inferred, options.schema)
   const parts: FramePart[] = []
   for (const f of files) {
