@@ -37,8 +37,7 @@ const SIZES = {
 }
 const SIZE = SIZES[opts.quick ? 'quick' : opts.size]
 if (!SIZE) throw new Error(`--size ${opts.size}: one of small, big`)
-// The join at --size big reads 8 MiB blocks: a broadcast join task of a 16 MiB block holds about ten times it at its peak (its inputs, their batches, the output in IPC, the copy the client fetches), past a 256 MiB worker.
-const BLOCKSIZE = opts.case === 'join' && SIZE === SIZES.big ? 8 * MiB : SIZE.blocksize
+const BLOCKSIZE = SIZE.blocksize
 const REPS = Number(opts.reps ?? (opts.quick ? 3 : 5))
 const TIMEOUT = Number(opts.timeout ?? 1800)
 const log = opts.json ? (...a) => console.error(...a) : (...a) => console.log(...a)

@@ -32,7 +32,7 @@ async function main() {
     const t1 = performance.now()
     const scan = o.case === 'parquet-scan'
     const f = scan ? frame.readParquet(path.join(o.dir, '*.parquet'), { columns: ['cat', 'x', 'y'], blocksize: Number(o.blocksize) }) : frame.readCsv(path.join(o.dir, '*.csv'), { blocksize: Number(o.blocksize) })
-    // join: every row with its key's label (a shuffled hash join, no broadcast); sort: by k, then x descending.
+    // join: every row with its key's label (the one-partition table of labels is broadcast even at broadcastBytes 0); sort: by k, then x descending.
     const query = scan
       ? f.filter(col('x').gt(500)).groupBy('cat').agg({ n: count(), s: sum('y') })
       : o.case === 'join'

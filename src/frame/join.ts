@@ -11,7 +11,7 @@ import { upstreamOf } from '../bag/upstream'
 import type { FieldSpec } from '../wire/frame'
 import type { FrameJoinPlan, JoinColumn, JoinHow, JoinSpecData } from '../wire/frame-shuffle'
 import { Frame } from './frame'
-import { frameShuffled, planTask } from './shuffle'
+import { frameShuffled, partPlan, planTask } from './shuffle'
 import { fieldOf } from './schema'
 
 export interface JoinOptions {
@@ -123,17 +123,21 @@ export function defaultOutputs(left: Frame, right: Frame): number {
   return Math.max(left.npartitions, right.npartitions, byBytes)
 }
 
-/** Each partition of the other side joined with every partition of `small`. */
+/**
+ * Each partition of the other side joined with every partition of `small`.
+ * A task reads its partition by the partition's own plan (as a split does),
+ * so the partition is never stored as a task's output first, and the core
+ * builds the small side once per worker for all the tasks it runs.
+ */
 function broadcastJoin(left: Frame, right: Frame, join: JoinSpecData, fields: FieldSpec[], small: 'left' | 'right'): Frame {
-  const name = `join-${hashOf(left.name, right.name, join, small)}`
+  const name = `join-${hashOf(left.name, right.name, join, small, 'fused')}`
   const [big, whole] = small === 'right' ? [left, right] : [right, left]
   const wholeKeys = whole.keys()
-  const tasks = big.keys().map((k, i) => {
-    const [l, r] = small === 'right' ? [[k], wholeKeys] : [wholeKeys, [k]]
-    const plan: FrameJoinPlan = { then: { kind: 'join', join }, schemas: [[...left.fields], [...right.fields]], sides: [l.length, r.length] }
-    return planTask('frame.join', `${name}-${i}`, 'join', plan, [...l, ...r])
+  const tasks = big.parts.map((p, i) => {
+    const plan: FrameJoinPlan = { partition: partPlan(big, p), partitionInputs: p.deps.length, join, small, smallSchema: [...whole.fields] }
+    return planTask('frame.join', `${name}-${i}`, 'join', plan, [...p.deps, ...wholeKeys])
   })
-  const make = () => [...left.tasks(false), ...right.tasks(false), ...tasks]
-  const upstream = upstreamOf(make, left.taskCount() + right.taskCount() + tasks.length)
+  const make = () => [...big.upstream(), ...whole.tasks(false), ...tasks]
+  const upstream = upstreamOf(make, big.upstream.count + whole.taskCount() + tasks.length)
   return new Frame('join', tasks.map((t) => ({ source: { kind: 'inputs' as const }, deps: [t.key] })), fields, [], fields, upstream)
 }

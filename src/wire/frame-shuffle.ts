@@ -57,11 +57,17 @@ export interface FrameCollectSpec {
   schemas: FieldSpec[][]
 }
 
-/** A `frame.join` task's plan (a broadcast join): its inputs are `sides[0]` partitions of the left, then `sides[1]` of the right. */
+/**
+ * A `frame.join` task's plan (a broadcast join): its inputs are the large
+ * side's partition's (`partitionInputs` of them, read by `partition`), then
+ * every partition of the small side.
+ */
 export interface FrameJoinPlan {
-  then: Extract<FrameThen, { kind: 'join' }>
-  schemas: FieldSpec[][]
-  sides: number[]
+  partition: PartitionPlan
+  partitionInputs: number
+  join: JoinSpecData
+  small: 'left' | 'right'
+  smallSchema: FieldSpec[]
 }
 
 export interface FrameSamplePlan {

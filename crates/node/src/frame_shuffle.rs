@@ -3,7 +3,7 @@
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use spillway_core::frame::shuffle;
+use spillway_core::frame::{broadcast, shuffle};
 
 use crate::error::to_js;
 
@@ -13,6 +13,7 @@ enum Kind {
     Collect,
     Sample,
     Boundaries,
+    Broadcast,
 }
 
 pub struct FrameShuffleTask {
@@ -32,6 +33,7 @@ impl Task for FrameShuffleTask {
             Kind::Collect => shuffle::run_collect(&self.plan, &inputs),
             Kind::Sample => shuffle::run_sample(&self.plan, &inputs),
             Kind::Boundaries => shuffle::run_boundaries(&self.plan, &inputs),
+            Kind::Broadcast => broadcast::run_broadcast(&self.plan, &inputs),
         }
         .map_err(to_js)
     }
@@ -68,4 +70,10 @@ pub fn frame_sample(plan: String, inputs: Vec<Buffer>) -> AsyncTask<FrameShuffle
 #[napi(ts_return_type = "Promise<Buffer>")]
 pub fn frame_boundaries(plan: String, inputs: Vec<Buffer>) -> AsyncTask<FrameShuffleTask> {
     task(Kind::Boundaries, plan, inputs)
+}
+
+/// A broadcast join task: its partition read by its plan and joined with the small side (built once per worker); IPC bytes.
+#[napi(ts_return_type = "Promise<Buffer>")]
+pub fn frame_broadcast_join(plan: String, inputs: Vec<Buffer>) -> AsyncTask<FrameShuffleTask> {
+    task(Kind::Broadcast, plan, inputs)
 }

@@ -48,10 +48,10 @@ pub struct JoinSpec {
     pub columns: Vec<OutCol>,
 }
 
-const NONE: u32 = u32::MAX;
+pub(crate) const NONE: u32 = u32::MAX;
 
 /// Whether row i has no null in any key.
-fn all_valid(keys: &[ArrayRef], n: usize) -> Vec<bool> {
+pub(crate) fn all_valid(keys: &[ArrayRef], n: usize) -> Vec<bool> {
     let mut out = vec![true; n];
     for k in keys {
         if let Some(nulls) = k.logical_nulls() {
@@ -64,15 +64,23 @@ fn all_valid(keys: &[ArrayRef], n: usize) -> Vec<bool> {
 }
 
 /// The right side's rows by key: each distinct key a group, its rows chained in order.
-struct Built {
-    types: Vec<DataType>,
-    rows: arrow_row::Rows,
-    table: HashTable<u32>,
-    heads: Vec<u32>,
-    next: Vec<u32>,
+pub(crate) struct Built {
+    pub(crate) types: Vec<DataType>,
+    pub(crate) rows: arrow_row::Rows,
+    pub(crate) table: HashTable<u32>,
+    pub(crate) heads: Vec<u32>,
+    pub(crate) next: Vec<u32>,
 }
 
-fn checked_keys(spec: &JoinSpec, left: &RecordBatch, right: &RecordBatch) -> Result<Vec<DataType>> {
+impl Built {
+    /// The group of the key row `bytes`, if that key has rows.
+    #[inline]
+    pub(crate) fn group(&self, bytes: arrow_row::Row<'_>) -> Option<u32> {
+        self.table.find(row_hash(bytes.as_ref()), |&g| self.rows.row(self.heads[g as usize] as usize) == bytes).copied()
+    }
+}
+
+pub(crate) fn checked_keys(spec: &JoinSpec, left: &RecordBatch, right: &RecordBatch) -> Result<Vec<DataType>> {
     if spec.left_on.len() != spec.right_on.len() || spec.left_on.is_empty() {
         return Err(frame_error(format!("a join needs as many left keys as right keys, at least one (got {:?} and {:?})", spec.left_on, spec.right_on)));
     }
@@ -87,10 +95,13 @@ fn checked_keys(spec: &JoinSpec, left: &RecordBatch, right: &RecordBatch) -> Res
 }
 
 fn build(spec: &JoinSpec, types: Vec<DataType>, right: &RecordBatch) -> Result<Built> {
-    let rk = columns(right, &spec.right_on, "join right key")?;
-    let nr = right.num_rows();
-    let rows = key_rows(&types, &rk)?;
-    let valid = all_valid(&rk, nr);
+    build_keys(types, &columns(right, &spec.right_on, "join right key")?, right.num_rows())
+}
+
+/// The rows of key columns `rk` (`nr` rows) in a table of groups.
+pub(crate) fn build_keys(types: Vec<DataType>, rk: &[ArrayRef], nr: usize) -> Result<Built> {
+    let rows = key_rows(&types, rk)?;
+    let valid = all_valid(rk, nr);
     let mut table: HashTable<u32> = HashTable::new();
     let (mut heads, mut tails, mut hashes) = (Vec::<u32>::new(), Vec::<u32>::new(), Vec::<u64>::new());
     let mut next = vec![NONE; nr];
@@ -118,7 +129,7 @@ fn build(spec: &JoinSpec, types: Vec<DataType>, right: &RecordBatch) -> Result<B
 }
 
 /// Left and right row indices of the output for `left`'s rows, in left order (None: no row of that side); the right rows matched are marked in `matched` (right and outer joins).
-fn probe(spec: &JoinSpec, b: &Built, left: &RecordBatch, matched: &mut [bool]) -> Result<(UInt32Array, UInt32Array)> {
+pub(crate) fn probe(spec: &JoinSpec, b: &Built, left: &RecordBatch, matched: &mut [bool]) -> Result<(UInt32Array, UInt32Array)> {
     let lk = columns(left, &spec.left_on, "join left key")?;
     let nl = left.num_rows();
     let lrows = key_rows(&b.types, &lk)?;
@@ -127,8 +138,7 @@ fn probe(spec: &JoinSpec, b: &Built, left: &RecordBatch, matched: &mut [bool]) -
     let keep_right = !matched.is_empty();
     for i in 0..nl {
         let g = if lvalid[i] {
-            let bytes = lrows.row(i);
-            b.table.find(row_hash(bytes.as_ref()), |&g| b.rows.row(b.heads[g as usize] as usize) == bytes).copied()
+            b.group(lrows.row(i))
         } else {
             None
         };
@@ -181,7 +191,7 @@ pub fn join(spec: &JoinSpec, left: &RecordBatch, right: &RecordBatch) -> Result<
 }
 
 /// Left rows probed at a time: an output is made and encoded in pieces this many left rows long, never whole in Arrow and IPC at once.
-const PROBE_ROWS: usize = 64 * 1024;
+pub(crate) const PROBE_ROWS: usize = 64 * 1024;
 
 /// A join's output as an IPC stream (what a collect or a broadcast join hands back): the right side built once, the left's batches probed and written a piece at a time, so neither the left concatenated nor the whole output in Arrow form is ever held beside the stream.
 pub fn join_ipc(spec: &JoinSpec, left: (&SchemaRef, &[RecordBatch]), right: (&SchemaRef, &[RecordBatch])) -> Result<Vec<u8>> {
@@ -214,7 +224,7 @@ pub fn join_ipc(spec: &JoinSpec, left: (&SchemaRef, &[RecordBatch]), right: (&Sc
 }
 
 /// The output columns of the rows `li` of `left` paired with `ri` of `right`.
-fn output(spec: &JoinSpec, left: &RecordBatch, right: &RecordBatch, li: &UInt32Array, ri: &UInt32Array) -> Result<RecordBatch> {
+pub(crate) fn output(spec: &JoinSpec, left: &RecordBatch, right: &RecordBatch, li: &UInt32Array, ri: &UInt32Array) -> Result<RecordBatch> {
     let semi = matches!(spec.how, How::Semi | How::Anti);
     let (left_missing, right_missing) = (matches!(spec.how, How::Right | How::Outer), matches!(spec.how, How::Left | How::Outer));
     let field = |b: &RecordBatch, c: &str| -> Result<Field> {

@@ -10,6 +10,7 @@ mod csv_rows;
 mod csv_types;
 pub mod aggregate;
 pub mod agg_shuffle;
+pub mod broadcast;
 pub mod expr;
 mod expr_fns;
 mod expr_str;

@@ -62,7 +62,7 @@ export async function runFrameCollect(service: ShuffleService, spec: FrameCollec
 }
 
 export function runFrameJoin(plan: FrameJoinPlan, ...inputs: unknown[]): Promise<Buffer> {
-  return run(() => native.frameCollect(JSON.stringify(plan), inputs.map(ipcOf)))
+  return run(() => native.frameBroadcastJoin(JSON.stringify(plan), inputs.map(ipcOf)))
 }
 
 export function runFrameSample(plan: FrameSamplePlan, ...inputs: unknown[]): Promise<Buffer> {
