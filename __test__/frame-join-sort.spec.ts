@@ -6,7 +6,7 @@ import test from 'ava'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { frame, schedulerWorkers, type Client, type FrameTable } from 'spillway'
+import { col, frame, schedulerWorkers, type Client, type FrameTable } from 'spillway'
 import { sharedCluster, until } from './cluster-helpers'
 
 const dir = mkdtempSync(join(tmpdir(), 'spillway-frame-join-'))
@@ -176,6 +176,18 @@ test.serial('sortBy: several keys, ties, nulls first or last, descending per key
   t.deepEqual(rowsOf(await client.compute(f.sortBy('id', { descending: true }))), [...orders].reverse())
   t.throws(() => f.sortBy(['id', 'cust'], { descending: [true] }), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /a list of 2/ })
   t.throws(() => f.sortBy('idd'), { code: 'ERR_SPILLWAY_COLUMN_NOT_FOUND', message: /"idd"/ })
+})
+
+test.serial('sortBy reads each block once: one task per partition reads the file, the sample and the split read its output', async (t) => {
+  const { orders } = makeFiles('sort-once')
+  const f = frame.readCsv(join(dir, 'sort-once', 'orders-*.csv'), { blocksize: 2000 }).filter(col('amount').gt(10))
+  const s = f.sortBy('id')
+  const tasks = s.tasks()
+  const reading = tasks.filter((task) => JSON.stringify(task.task.args[0]).includes('"kind":"csv"'))
+  t.is(reading.length, f.npartitions)
+  t.true(reading.every((task) => task.task.func.op === 'frame.partition'))
+  const want = orders.filter((r) => r.amount !== null && (r.amount as number) > 10)
+  t.deepEqual(rowsOf(await client.compute(s)), plainSort(want, ['id'], [false], true))
 })
 
 test.serial('a worker killed while a shuffled join runs: the exact answer', async (t) => {

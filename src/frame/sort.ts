@@ -41,14 +41,26 @@ export function sortFrame(f: Frame, by: string | string[], options: SortOptions 
   if (!(Number.isSafeInteger(n) && n >= 1)) throw new ArgumentError([{ field: 'options.npartitions', value: n, allowed: 'an integer ≥ 1' }], 'sortBy')
   const sortKeys: SortKeyData[] = keys.map((name, i) => ({ name, descending: descending[i], nullsLast }))
   const name = `sort-sample-${hashOf(f.name, sortKeys, n)}`
-  const samples = f.parts.map((p, i) => {
-    const plan: FrameSamplePlan = { partition: partPlan(f, p), keys: sortKeys, per: SAMPLES_PER_OUTPUT * n }
+  const m = materialized(f)
+  const samples = m.parts.map((p, i) => {
+    const plan: FrameSamplePlan = { partition: partPlan(m, p), keys: sortKeys, per: SAMPLES_PER_OUTPUT * n }
     return planTask('frame.sample', `${name}-${i}`, 'sort-sample', plan, p.deps)
   })
   const bounds: FrameBoundariesPlan = { keys: sortKeys, npartitions: n }
   const boundaries = planTask('frame.boundaries', `${name}-boundaries`, 'sort-boundaries', bounds, samples.map((t) => t.key))
   // The frame's own upstream runs once: the splits' share of the graph brings it.
   const tasks = upstreamOf(() => [...samples, boundaries], samples.length + 1)
-  const out = frameShuffled('sort-by', [{ frame: f, by: { kind: 'range', keys: sortKeys } }], n, { kind: 'sort', keys: sortKeys }, { key: boundaries.key, tasks })
+  const out = frameShuffled('sort-by', [{ frame: m, by: { kind: 'range', keys: sortKeys } }], n, { kind: 'sort', keys: sortKeys }, { key: boundaries.key, tasks })
   return new Frame('sort-by', out.keys.map((k) => ({ source: { kind: 'inputs' as const }, deps: [k] })), [...f.fields], [], [...f.fields], out.upstream)
+}
+
+/**
+ * `f` as its partitions' outputs: read (and filtered, …) once, stored by the
+ * worker as IPC (managed memory, spillable), then sampled and split, as
+ * Dask's set_index partitions once. Reading a CSV block twice cost more than
+ * the IPC's encode and two decodes.
+ */
+function materialized(f: Frame): Frame {
+  const parts = f.keys().map((k) => ({ source: { kind: 'inputs' as const }, deps: [k] }))
+  return new Frame(f.label, parts, [...f.fields], [], [...f.fields], upstreamOf(() => f.tasks(false), f.taskCount()))
 }
