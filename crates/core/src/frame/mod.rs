@@ -11,6 +11,7 @@ mod csv_types;
 pub mod aggregate;
 pub mod agg_shuffle;
 pub mod expr;
+mod expr_checked;
 mod expr_fns;
 mod expr_str;
 mod explode;

@@ -1,0 +1,40 @@
+// Values that used to come out silently wrong now come out exact or as a
+// coded error saying what to do: int64 arithmetic past its range (DuckDB's
+// "Overflow in addition of INT64"), CSV files that are Latin-1 or hold bytes
+// that are not UTF-8, and bags of nested values turned into frames. Real
+// files, real workers, answers written out by hand.
+import test from 'ava'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { col, frame, type Client } from 'spillway'
+import { sharedCluster } from './cluster-helpers'
+
+const dir = mkdtempSync(join(tmpdir(), 'spillway-exact-'))
+let client!: Client
+sharedCluster(test, (c) => (client = c))
+test.after.always(() => rmSync(dir, { recursive: true, force: true }))
+
+const MAX = 9223372036854775807n
+const MIN = -9223372036854775808n
+
+test.serial('int64 plus, minus and multiplyBy are exact up to the bounds and an overflow is a coded error naming the values', async (t) => {
+  const p = join(dir, 'big.csv')
+  writeFileSync(p, `a,b\n${MAX - 1n},1\n${MIN + 1n},-1\n3,4\n`)
+  const f = frame.readCsv(p, { schema: { a: 'int64', b: 'int64' } })
+  const ok = await client.compute(f.withColumns({ s: col('a').plus(col('b')), d: col('a').minus(col('a')), m: col('b').multiplyBy(-1) }))
+  t.deepEqual(ok.getChild('s')!.toArray(), BigInt64Array.from([MAX, MIN, 7n]))
+  t.deepEqual(ok.getChild('m')!.toArray(), BigInt64Array.from([-1n, 1n, -4n]))
+  for (const [e, values] of [
+    [col('a').plus(col('b')).plus(1), `addition of int64 ${MAX} + 1 (row 0 of the partition)`],
+    [col('a').minus(1).minus(1), `subtraction of int64 ${MIN} - 1 (row 1 of the partition)`],
+    [col('a').multiplyBy(2), `multiplication of int64 ${MAX - 1n} * 2 (row 0 of the partition)`],
+  ] as const) {
+    const err = await t.throwsAsync(client.compute(f.withColumns({ x: e })), { code: 'ERR_SPILLWAY_FRAME' })
+    t.true(err!.message.includes(`integer overflow in ${e.toString()}: ${values} passes int64's range`), err!.message)
+    t.true(err!.message.includes("cast to float64 first (e.g. col(...).cast('float64')) for an approximate result"), err!.message)
+  }
+  // What the message says to do works: float64 arithmetic, approximate past 2^53.
+  const approx = await client.compute(f.select(col('a').cast('float64').plus(col('b')).plus(1).alias('x')))
+  t.deepEqual([...approx.getChild('x')!.toArray()], [2 ** 63, -(2 ** 63), 8])
+})
