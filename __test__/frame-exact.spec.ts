@@ -7,7 +7,7 @@ import test from 'ava'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { col, frame, type Client } from 'spillway'
+import { bag, col, frame, type Client } from 'spillway'
 import { sharedCluster } from './cluster-helpers'
 
 const dir = mkdtempSync(join(tmpdir(), 'spillway-exact-'))
@@ -37,4 +37,20 @@ test.serial('int64 plus, minus and multiplyBy are exact up to the bounds and an 
   // What the message says to do works: float64 arithmetic, approximate past 2^53.
   const approx = await client.compute(f.select(col('a').cast('float64').plus(col('b')).plus(1).alias('x')))
   t.deepEqual([...approx.getChild('x')!.toArray()], [2 ** 63, -(2 ** 63), 8])
+})
+
+test.serial('a Latin-1 CSV reads exactly with encoding latin1; without it the first bad byte is a coded error naming file, line and column', async (t) => {
+  const p = join(dir, 'latin1.csv')
+  // é is 0xE9 and ü 0xFC in Latin-1; blocks of 20 bytes cut the file mid-line.
+  writeFileSync(p, Buffer.concat([Buffer.from('id,name\n1,caf'), Buffer.from([0xe9]), Buffer.from('\n2,M'), Buffer.from([0xfc]), Buffer.from('ller\n3,plain\n')]))
+  const f = frame.readCsv(p, { encoding: 'latin1', blocksize: 20 })
+  t.true(f.npartitions > 1)
+  const rows = (await client.compute(f)).toArray().map((r) => [r.id, r.name])
+  t.deepEqual(rows, [[1n, 'café'], [2n, 'Müller'], [3n, 'plain']])
+  const e = t.throws(() => frame.readCsv(p), { code: 'ERR_SPILLWAY_READ' })
+  t.true(e!.message.includes(`${p}: line 2, column 2 "name": byte 13 (0xE9) is not valid UTF-8; if the file is Latin-1 (ISO-8859-1), read it with { encoding: 'latin1' }`), e!.message)
+  // Past the sample (types given, so nothing is sampled to infer), the block's reader names row, line and column.
+  const late = await t.throwsAsync(client.compute(frame.readCsv(p, { schema: { id: 'int64', name: 'utf8' }, sampleBytes: 8 })), { code: 'ERR_SPILLWAY_READ' })
+  t.regex(late!.message, /row 1 \(line 2\), column "name": bytes that are not valid UTF-8; if the file is Latin-1 \(ISO-8859-1\), read it with \{ encoding: 'latin1' \}/)
+  t.throws(() => frame.readCsv(p, { encoding: 'utf16' as any }), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /options\.encoding[\s\S]*utf16[\s\S]*'utf8' or 'latin1'/ })
 })
