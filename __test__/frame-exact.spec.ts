@@ -54,3 +54,34 @@ test.serial('a Latin-1 CSV reads exactly with encoding latin1; without it the fi
   t.regex(late!.message, /row 1 \(line 2\), column "name": bytes that are not valid UTF-8; if the file is Latin-1 \(ISO-8859-1\), read it with \{ encoding: 'latin1' \}/)
   t.throws(() => frame.readCsv(p, { encoding: 'utf16' as any }), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /options\.encoding[\s\S]*utf16[\s\S]*'utf8' or 'latin1'/ })
 })
+
+test.serial('bag.toFrame of arrays and nested objects makes list and struct columns, unified across items; a conflict names the field and both types', async (t) => {
+  const items = [
+    { id: 1, tags: ['a', 'b'], pos: { x: 1.5, y: null }, when: new Date(0) },
+    { id: 2, tags: [], pos: { x: 2, y: 3n, z: true } },
+    { id: 3, tags: null, pos: null, when: null },
+  ]
+  const f = bag.fromSequence(items, { npartitions: 1 }).toFrame()
+  const table = await client.compute(f)
+  t.deepEqual(table.schema.fields.map((x) => `${x.name}: ${x.type}`), ['id: Float64', 'tags: List<Utf8>', 'pos: Struct<{x:Float64, y:Int64, z:Bool}>', 'when: Timestamp<MILLISECOND>'])
+  t.deepEqual(table.toArray().map((r) => [r.id, r.tags && [...r.tags], r.pos && { ...r.pos.toJSON() }]), [
+    [1, ['a', 'b'], { x: 1.5, y: null, z: null }],
+    [2, [], { x: 2, y: 3n, z: true }],
+    [3, null, null],
+  ])
+  // And back to items: the nested values as they went in (a missing key now null).
+  const back = await client.compute(f.toBag({ int64: 'bigint' }))
+  t.deepEqual(back, [
+    { id: 1, tags: ['a', 'b'], pos: { x: 1.5, y: null, z: null }, when: 0 },
+    { id: 2, tags: [], pos: { x: 2, y: 3n, z: true }, when: null },
+    { id: 3, tags: null, pos: null, when: null },
+  ])
+  for (const [bad, path, types] of [
+    [[{ v: [1, 2] }, { v: [3, 'x'] }], 'v[]', 'is a utf8 where earlier items hold a float64'],
+    [[{ v: { a: { b: 1 } } }, { v: { a: { b: [1] } } }], 'v.a.b', 'is a list<float64> where earlier items hold a float64'],
+    [[{ v: { a: 1 } }, { v: 'x' }], 'v', 'is a utf8 where earlier items hold a struct<"a": float64>'],
+  ] as const) {
+    const e = await t.throwsAsync(client.compute(bag.fromSequence(bad as any[], { npartitions: 1 }).toFrame()), { code: 'ERR_SPILLWAY_FRAME' })
+    t.true(e!.message.includes(`toFrame: column ${JSON.stringify(path)}, item 1 of partition 0 ${types}; give toFrame a schema, or make the values agree`), e!.message)
+  }
+})
