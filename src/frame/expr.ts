@@ -61,7 +61,7 @@ export class Expr<N extends string = any> {
   #arith(op: ArithOp, other: Expr | LitValue): Expr {
     return new Expr({ op, left: this.data, right: exprOf(other, op).data })
   }
-  /** Integers stay int64 (wrapping on overflow), any float makes float64. */
+  /** Integers stay int64 (an overflow fails the task with ERR_SPILLWAY_FRAME naming the values, as DuckDB's; cast to float64 first for an approximate result), any float makes float64. */
   plus(other: Expr | LitValue): Expr {
     return this.#arith('plus', other)
   }

@@ -41,11 +41,17 @@ export interface FrameCsvOptions<T extends ReadSchema = ReadSchema, C extends st
   header?: boolean
   /** Bytes of each file read to infer types (default 1 MiB). */
   sampleBytes?: number | string
+  /**
+   * The files' text encoding, as Node names them: 'utf8' (default; a byte
+   * that is not UTF-8 is ERR_SPILLWAY_READ naming file, line and column,
+   * never replaced) or 'latin1' (ISO-8859-1, recoded to UTF-8 as read).
+   */
+  encoding?: 'utf8' | 'latin1'
 }
 
 const TYPE = /^(null|bool|u?int(8|16|32|64)|float(32|64)|utf8|date(32|64)|timestamp\[(s|ms|us|ns)\])$/
 const DEFAULT_BLOCKSIZE = 64 * 2 ** 20
-const OPTIONS = new Set(['columns', 'blocksize', 'schema', 'nullValues', 'delimiter', 'quote', 'header', 'sampleBytes'])
+const OPTIONS = new Set(['columns', 'blocksize', 'schema', 'nullValues', 'delimiter', 'quote', 'header', 'sampleBytes', 'encoding'])
 
 const bad = (field: string, value: unknown, allowed: string) => new ArgumentError([{ field, value, allowed }], 'frame.readCsv')
 
@@ -66,7 +72,9 @@ function csvOptions(o: FrameCsvOptions, first: string | undefined): CsvOptionsDa
   if (o.header !== undefined && typeof o.header !== 'boolean') throw bad('options.header', o.header, 'true or false')
   const quote = char(o.quote, 'options.quote', '"')
   const delimiter = o.delimiter === undefined && first !== undefined ? sniffDelimiter(first, quote) : char(o.delimiter, 'options.delimiter', ',')
-  return { delimiter, quote, nullValues, header: o.header ?? true }
+  const encoding = o.encoding ?? 'utf8'
+  if (encoding !== 'utf8' && encoding !== 'latin1') throw bad('options.encoding', encoding, "'utf8' or 'latin1'")
+  return { delimiter, quote, nullValues, header: o.header ?? true, encoding }
 }
 
 const TYPES = "a type: 'bool', 'int8'…'int64', 'uint8'…'uint64', 'float32', 'float64', 'utf8', 'date32', 'date64', 'timestamp[s|ms|us|ns]'"

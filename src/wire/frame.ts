@@ -34,6 +34,7 @@ export interface CsvOptionsData {
   quote: string
   nullValues: string[]
   header: boolean
+  encoding: 'utf8' | 'latin1'
 }
 
 /** Where a partition's batches come from: a block of a CSV file (the lines that begin in [start, end)), or its inputs' IPC. */

@@ -119,7 +119,7 @@ impl Block<'_> {
         if let Some(c) = utf8.captures(message) {
             // This message counts fields from 1.
             let (col, _) = Self::column(schema, &num(&c[2]).saturating_sub(1).to_string());
-            return format!("{}, {col}: bytes that are not UTF-8 (re-encode the file as UTF-8)", at(num(&c[1]).saturating_sub(1 + h)));
+            return super::csv_encoding::invalid_utf8(&format!("{}, {col}", at(num(&c[1]).saturating_sub(1 + h))));
         }
         format!("in the block from byte {}: {message}", self.at)
     }

@@ -59,5 +59,5 @@ fn timestamps_field_counts_and_bad_utf8_are_told_by_row_too() {
     assert!(m.contains("row 2 (line 3) has ") && m.contains("fields where the header has 2"), "{m}");
     let p = file(&d, "latin.csv", b"id,v\n1,a\n2,caf\xe9\n");
     let m = read_csv_block(&p, 0, None, &two, &opts).unwrap_err().to_string();
-    assert!(m.contains("row 2 (line 3), column \"v\": bytes that are not UTF-8"), "{m}");
+    assert!(m.contains("row 2 (line 3), column \"v\": bytes that are not valid UTF-8; if the file is Latin-1"), "{m}");
 }

@@ -14,7 +14,7 @@ use arrow_schema::{DataType, Field, Schema};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{expr_fns, expr_str, frame_err, frame_error};
+use super::{expr_checked, expr_fns, expr_str, frame_err, frame_error};
 use crate::Result;
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -90,17 +90,21 @@ pub(crate) fn common_type(l: &DataType, r: &DataType) -> Result<DataType> {
     })
 }
 
-pub(crate) fn as_type(v: Val, t: &DataType) -> Result<Val> {
+/// `v` (the value of `e`) read as `t`; a uint64 past int64's range is an error, not a null.
+pub(crate) fn as_type(v: Val, t: &DataType, e: &Expr) -> Result<Val> {
     if v.array.data_type() == t {
         return Ok(v);
+    }
+    if t == &DataType::Int64 {
+        return Ok(Val { array: expr_checked::to_int64(&v.array, &expr_checked::describe(e))?, scalar: v.scalar });
     }
     Ok(Val { array: cast(&v.array, t).map_err(frame_err("casting for a comparison"))?, scalar: v.scalar })
 }
 
-fn compare(batch: &RecordBatch, l: &Expr, r: &Expr, f: fn(&dyn arrow_array::Datum, &dyn arrow_array::Datum) -> std::result::Result<BooleanArray, arrow_schema::ArrowError>) -> Result<Val> {
-    let (l, r) = (eval(batch, l)?, eval(batch, r)?);
+fn compare(batch: &RecordBatch, le: &Expr, re: &Expr, f: fn(&dyn arrow_array::Datum, &dyn arrow_array::Datum) -> std::result::Result<BooleanArray, arrow_schema::ArrowError>) -> Result<Val> {
+    let (l, r) = (eval(batch, le)?, eval(batch, re)?);
     let t = common_type(l.array.data_type(), r.array.data_type())?;
-    let (l, r) = (as_type(l, &t)?, as_type(r, &t)?);
+    let (l, r) = (as_type(l, &t, le)?, as_type(r, &t, re)?);
     let scalar = l.scalar && r.scalar;
     let wrap = |v: &Val| -> Box<dyn arrow_array::Datum> { if v.scalar { Box::new(arrow_array::Scalar::new(Arc::clone(&v.array))) } else { Box::new(Arc::clone(&v.array)) } };
     let out = if scalar { f(&l.array, &r.array) } else { f(wrap(&l).as_ref(), wrap(&r).as_ref()) };
@@ -176,10 +180,10 @@ pub(crate) fn eval(batch: &RecordBatch, e: &Expr) -> Result<Val> {
         IsNull { expr } => null_test(batch, expr, true)?,
         IsNotNull { expr } => null_test(batch, expr, false)?,
         Alias { expr, .. } => eval(batch, expr)?,
-        Plus { left, right } => expr_fns::arith(batch, left, right, expr_fns::Arith::Plus)?,
-        Minus { left, right } => expr_fns::arith(batch, left, right, expr_fns::Arith::Minus)?,
-        MultiplyBy { left, right } => expr_fns::arith(batch, left, right, expr_fns::Arith::Times)?,
-        DivideBy { left, right } => expr_fns::arith(batch, left, right, expr_fns::Arith::Divide)?,
+        Plus { left, right } => expr_fns::arith(batch, e, left, right, expr_fns::Arith::Plus)?,
+        Minus { left, right } => expr_fns::arith(batch, e, left, right, expr_fns::Arith::Minus)?,
+        MultiplyBy { left, right } => expr_fns::arith(batch, e, left, right, expr_fns::Arith::Times)?,
+        DivideBy { left, right } => expr_fns::arith(batch, e, left, right, expr_fns::Arith::Divide)?,
         FillNull { expr, value } => expr_fns::fill_null(batch, expr, value)?,
         Cast { expr, ty } => expr_fns::cast_to(batch, expr, ty)?,
         Dt { expr, part } => expr_fns::dt(eval(batch, expr)?, part)?,

@@ -12,7 +12,7 @@ use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, TimeUnit};
 
 use super::expr::{as_type, common_type, eval, spread, Expr, Val};
-use super::{frame_err, frame_error, types};
+use super::{expr_checked, frame_err, frame_error, types};
 use crate::Result;
 
 #[derive(Clone, Copy)]
@@ -31,9 +31,9 @@ fn both<T: arrow_array::ArrowPrimitiveType>(l: &ArrayRef, r: &ArrayRef, n: usize
     PrimitiveArray::<T>::new(values.into(), NullBuffer::union(nulls(l).as_ref(), nulls(r).as_ref()))
 }
 
-/// `left op right`, nulls propagating; integer overflow wraps, as Polars' does.
-pub(crate) fn arith(batch: &RecordBatch, l: &Expr, r: &Expr, op: Arith) -> Result<Val> {
-    let (l, r) = (eval(batch, l)?, eval(batch, r)?);
+/// `left op right`, nulls propagating; integer overflow is an error, as DuckDB's.
+pub(crate) fn arith(batch: &RecordBatch, whole: &Expr, le: &Expr, re: &Expr, op: Arith) -> Result<Val> {
+    let (l, r) = (eval(batch, le)?, eval(batch, re)?);
     let (lt, rt) = (l.array.data_type().clone(), r.array.data_type().clone());
     let numeric = |t: &DataType| types::is_numeric(t) || t == &DataType::Null;
     if !numeric(&lt) || !numeric(&rt) {
@@ -47,13 +47,9 @@ pub(crate) fn arith(batch: &RecordBatch, l: &Expr, r: &Expr, op: Arith) -> Resul
     }
     let scalar = l.scalar && r.scalar;
     let n = if scalar { 1 } else { batch.num_rows() };
-    let (l, r) = (as_type(l, &t)?.array, as_type(r, &t)?.array);
+    let (l, r) = (as_type(l, &t, le)?.array, as_type(r, &t, re)?.array);
     let out: ArrayRef = if t == DataType::Int64 {
-        Arc::new(both::<Int64Type>(&l, &r, n, |a, b| match op {
-            Arith::Plus => a.wrapping_add(b),
-            Arith::Minus => a.wrapping_sub(b),
-            _ => a.wrapping_mul(b),
-        }))
+        expr_checked::int64_arith(&l, &r, n, op, &expr_checked::describe(whole))?
     } else {
         Arc::new(both::<Float64Type>(&l, &r, n, |a, b| match op {
             Arith::Plus => a + b,
@@ -71,7 +67,7 @@ pub(crate) fn fill_null(batch: &RecordBatch, e: &Expr, value: &Expr) -> Result<V
     let t = common_type(v.array.data_type(), f.array.data_type())?;
     let scalar = v.scalar && f.scalar;
     let n = if scalar { 1 } else { batch.num_rows() };
-    let (v, f) = (as_type(v, &t)?, as_type(f, &t)?);
+    let (v, f) = (as_type(v, &t, e)?, as_type(f, &t, value)?);
     let (v, f_scalar) = (spread(v, n)?, f.scalar);
     let Some(nulls) = v.logical_nulls() else { return Ok(Val { array: v, scalar }) };
     let mask = arrow_array::BooleanArray::new(nulls.inner().clone(), None);
@@ -84,7 +80,8 @@ pub(crate) fn cast_to(batch: &RecordBatch, e: &Expr, ty: &str) -> Result<Val> {
     let v = eval(batch, e)?;
     let t = types::data_type(ty)?;
     let opts = arrow_cast::CastOptions { safe: false, ..Default::default() };
-    let array = arrow_cast::cast_with_options(&v.array, &t, &opts).map_err(|err| frame_error(format!("cast to {ty}: {err}")))?;
+    let array = arrow_cast::cast_with_options(&v.array, &t, &opts)
+        .map_err(|err| frame_error(format!("{}.cast({ty:?}): {err}; cast to a wider type (int64, float64) or clean the values first", expr_checked::describe(e))))?;
     Ok(Val { array, scalar: v.scalar })
 }
 

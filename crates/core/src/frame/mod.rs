@@ -6,12 +6,14 @@
 mod agg_extra;
 mod agg_moments;
 mod agg_values;
+mod csv_encoding;
 mod csv_rows;
 mod csv_types;
 pub mod aggregate;
 pub mod agg_shuffle;
 pub mod broadcast;
 pub mod expr;
+mod expr_checked;
 mod expr_fns;
 mod expr_str;
 mod explode;

@@ -16,6 +16,7 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use regex::Regex;
 use serde::Deserialize;
 
+use super::read_text::Encoding;
 use crate::{Error, Result};
 
 pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -32,11 +33,13 @@ pub struct CsvOptions {
     pub header: bool,
     /// Columns the user typed (only when inferring): not unified across files.
     pub given: Vec<String>,
+    /// The file's bytes: UTF-8 (checked) or Latin-1 (recoded to UTF-8 as they are read).
+    pub encoding: Encoding,
 }
 
 impl Default for CsvOptions {
     fn default() -> Self {
-        CsvOptions { delimiter: ",".into(), quote: "\"".into(), null_values: vec![String::new()], header: true, given: Vec::new() }
+        CsvOptions { delimiter: ",".into(), quote: "\"".into(), null_values: vec![String::new()], header: true, given: Vec::new(), encoding: Encoding::Utf8 }
     }
 }
 
@@ -89,7 +92,7 @@ pub fn infer_csv_schema(paths: &[PathBuf], opts: &CsvOptions, sample_bytes: usiz
     let format = opts.format()?;
     let mut samples = Vec::with_capacity(paths.len());
     for path in paths {
-        let bytes = sample(path, sample_bytes)?;
+        let bytes = super::csv_encoding::sample_as_utf8(path, sample(path, sample_bytes)?, opts.encoding, one_byte("delimiter", &opts.delimiter)?, opts.header)?;
         if bytes.is_empty() {
             // An empty file says nothing of the columns; it reads as no rows.
             continue;
@@ -148,6 +151,7 @@ pub fn read_csv_block(path: &Path, start: u64, end: Option<u64>, schema: &Schema
 
 /// The batches of whole CSV lines that begin at byte `at` (`first`: the file's header among them).
 fn csv_batches(path: &Path, at: u64, first: bool, bytes: &[u8], schema: &SchemaRef, opts: &CsvOptions) -> Result<Vec<RecordBatch>> {
+    let bytes = super::csv_encoding::as_utf8(bytes, opts.encoding);
     let reader = ReaderBuilder::new(Arc::clone(schema))
         .with_format(opts.format()?.with_header(opts.header && first))
         .with_batch_size(BATCH_ROWS)

@@ -97,6 +97,10 @@ pub fn infer_ndjson_schema(paths: &[PathBuf], columns: Option<&[String]>, sample
     let mut fields: Option<(PathBuf, Fields)> = None;
     for path in paths {
         let bytes = sample(path, sample_bytes)?;
+        if let Err(e) = std::str::from_utf8(&bytes) {
+            let line = bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
+            return Err(read_err(path, format!("line {line}: byte {} is not valid UTF-8; NDJSON is UTF-8: re-encode the file (e.g. iconv -f latin1 -t utf8)", e.valid_up_to())));
+        }
         let (schema, _) = infer_json_schema(Cursor::new(&bytes), None).map_err(|e| read_err(path, format!("inferring its schema: {e}")))?;
         let schema = Schema::new(in_sample_order(schema.fields(), &bytes));
         fields = Some(match fields {
@@ -195,6 +199,10 @@ fn ndjson_batches(path: &Path, at: u64, before: Option<u64>, bytes: &[u8], schem
         };
         let (line, why) = failing_line(first, bytes, schema).unwrap_or((0, e.to_string()));
         let why = why.strip_prefix("Json error: ").unwrap_or(&why).to_string();
+        if why.contains("non-UTF-8") {
+            let place = if line > 0 { format!("line {line}") } else { format!("the block from byte {at}") };
+            return Err(read_err(path, format!("{place}: bytes that are not valid UTF-8; NDJSON is UTF-8: re-encode the file (e.g. iconv -f latin1 -t utf8)")));
+        }
         let place = if line > 0 { format!("line {line}") } else { format!("the block from byte {at}") };
         Err(read_err(path, format!("{place}{}: {why} (a value that does not fit the column's type: give the column's type in `schema`, or sample more)", column_of(&why))))
     })

@@ -95,3 +95,15 @@ fn compressed_files_stream_and_a_bad_line_is_named_by_its_number_in_the_content(
     assert_eq!(e.code(), "ERR_SPILLWAY_READ");
     assert!(e.to_string().contains(&format!("bad.ndjson.gz: line {}, column \"id\"", n + 1)), "{e}");
 }
+
+#[test]
+fn bytes_that_are_not_utf8_are_an_error_naming_the_line() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("l.ndjson");
+    File::create(&p).unwrap().write_all(b"{\"a\":\"ok\"}\n{\"a\":\"caf\xE9\"}\n").unwrap();
+    let e = infer_ndjson_schema(&[p.clone()], None, 1 << 20).unwrap_err().to_string();
+    assert!(e.contains("line 2: byte 20 is not valid UTF-8; NDJSON is UTF-8: re-encode the file"), "{e}");
+    let s = infer_ndjson_schema(&[p.clone()], None, 12).unwrap();
+    let e = read_ndjson_block(&p, 0, None, &s).unwrap_err().to_string();
+    assert!(e.contains("line 2: bytes that are not valid UTF-8; NDJSON is UTF-8"), "{e}");
+}

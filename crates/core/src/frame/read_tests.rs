@@ -113,3 +113,31 @@ fn compressed_files_are_read_whole_a_piece_at_a_time_with_their_header_once() {
     assert_eq!(e.code(), "ERR_SPILLWAY_READ");
     assert!(e.to_string().contains("bad.csv.zst: not valid zstd"), "{e}");
 }
+
+#[test]
+fn latin1_reads_exactly_across_block_boundaries_and_compressed() {
+    let d = tempfile::tempdir().unwrap();
+    // é is 0xE9 in Latin-1: one byte in the file, two in the batches.
+    let text: Vec<u8> = [&b"id,name\n"[..], &(0..200).flat_map(|i| format!("{i},caf").into_bytes().into_iter().chain([0xE9, b'\n'])).collect::<Vec<u8>>()].concat();
+    let p = file(&d, "l.csv", &text);
+    let opts = CsvOptions { encoding: Encoding::Latin1, ..Default::default() };
+    let s = infer_csv_schema(&[p.clone()], &opts, 1 << 20).unwrap();
+    let mut names = Vec::new();
+    // Blocks cut mid-line, one of them between 'f' and its 0xE9.
+    let cut = text.iter().position(|&b| b == 0xE9).unwrap() as u64 + 100;
+    for (start, end) in [(0, Some(cut)), (cut, Some(cut + 301)), (cut + 301, None)] {
+        for b in read_csv_block(&p, start, end, &s, &opts).unwrap() {
+            names.extend(b.column(1).as_string::<i32>().iter().map(|v| v.unwrap().to_string()));
+        }
+    }
+    assert_eq!(names.len(), 200);
+    assert!(names.iter().all(|n| n == "caf\u{e9}"), "{names:?}");
+    let gz = d.path().join("l.csv.gz");
+    let mut w = flate2::write::GzEncoder::new(File::create(&gz).unwrap(), flate2::Compression::fast());
+    w.write_all(&text).unwrap();
+    w.finish().unwrap();
+    assert_eq!(rows(&read_csv_block(&gz, 0, None, &s, &opts).unwrap()), 200);
+    // Without the option, the sample's first 0xE9 is an error naming its line and column.
+    let e = infer_csv_schema(&[p], &CsvOptions::default(), 1 << 20).unwrap_err().to_string();
+    assert!(e.contains("line 2, column 2 \"name\"") && e.contains("encoding: 'latin1'"), "{e}");
+}

@@ -15,11 +15,27 @@ use serde::Deserialize;
 use super::read::{block_bytes, read_err, BATCH_ROWS};
 use crate::Result;
 
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Encoding {
+    #[default]
     Utf8,
     Latin1,
+}
+
+/// Latin-1 (ISO-8859-1) bytes as UTF-8: each byte is its own code point, so
+/// "\n" stays "\n" and any cut at a line end stays a cut at a line end.
+pub(crate) fn latin1_to_utf8(bytes: &[u8]) -> Vec<u8> {
+    let high = bytes.iter().filter(|&&b| b >= 0x80).count();
+    let mut out = Vec::with_capacity(bytes.len() + high);
+    for &b in bytes {
+        if b < 0x80 {
+            out.push(b);
+        } else {
+            out.extend_from_slice(&[0xC0 | (b >> 6), 0x80 | (b & 0x3F)]);
+        }
+    }
+    out
 }
 
 /// Each line of `bytes` (without its delimiter), a last one without "\n" included.
@@ -66,7 +82,7 @@ impl<'a> Batches<'a> {
         for line in lines(bytes) {
             match self.encoding {
                 Encoding::Utf8 => self.values.extend_from_slice(line),
-                Encoding::Latin1 => line.iter().for_each(|&b| self.values.extend_from_slice(char::from(b).encode_utf8(&mut [0; 2]).as_bytes())),
+                Encoding::Latin1 => self.values.extend_from_slice(&latin1_to_utf8(line)),
             }
             // A batch stays under i32 offsets and BATCH_ROWS rows.
             self.offsets.push(i32::try_from(self.values.len()).map_err(|_| read_err(self.path, format!("a line past 2 GiB near byte {at}")))?);

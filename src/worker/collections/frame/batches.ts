@@ -11,6 +11,7 @@ import { arrowType, typeName } from '../../../wire/arrow-types'
 import type { FieldSpec } from '../../../wire/frame'
 import type { FromItemsSpec, MapBatchesSpec, ToBagSpec } from '../../../wire/frame-js'
 import { callInTask } from '../../context'
+import { arrowOf, filled, kindName, kindOf, unify, type Kind } from './infer-items'
 import type { FunctionLoader } from '../bag/partition'
 
 const fail = (message: string, details: Record<string, unknown> = {}) => ownTaskError('ERR_SPILLWAY_FRAME', message, details)
@@ -53,6 +54,16 @@ function checkColumns(t: Table, schema: FieldSpec[], what: string): void {
   if (columnsOf(t) !== want) throw fail(`${what} has columns { ${columnsOf(t)} }, not those of its schema { ${want} }; make them agree (cast with arrow.vectorFromArray(values, type)) or change the schema`, { columns: columnsOf(t), schema: want })
 }
 
+/** A cell as plain data: a list (an apache-arrow Vector) as an array, a struct (a StructRow) as an object, all the way down. */
+function itemValue(x: unknown, int64: (x: bigint) => unknown): unknown {
+  if (typeof x === 'bigint') return int64(x)
+  if (x instanceof arrow.Vector) return [...x].map((y) => itemValue(y, int64))
+  if (x !== null && typeof x === 'object' && !(x instanceof Date) && !ArrayBuffer.isView(x) && typeof (x as any).toJSON === 'function') {
+    return Object.fromEntries(Object.entries((x as any).toJSON() as Record<string, unknown>).map(([k, y]) => [k, itemValue(y, int64)]))
+  }
+  return x
+}
+
 export function runToBag(spec: ToBagSpec, input: unknown): Record<string, unknown>[] {
   const t = tableFromIPC(ipcOf(input))
   const cols = t.schema.fields.map((f, j) => [f.name, t.getChildAt(j)!] as const)
@@ -60,44 +71,31 @@ export function runToBag(spec: ToBagSpec, input: unknown): Record<string, unknow
   for (let i = 0; i < t.numRows; i++) {
     const row: Record<string, unknown> = {}
     for (const [name, v] of cols) {
-      let x = v.get(i)
-      if (typeof x === 'bigint' && spec.int64 === 'number') {
+      row[name] = itemValue(v.get(i), (x) => {
+        if (spec.int64 === 'bigint') return x
         if (x > BigInt(Number.MAX_SAFE_INTEGER) || x < BigInt(Number.MIN_SAFE_INTEGER)) {
           throw fail(`toBag: column ${JSON.stringify(name)}, row ${i} of partition ${spec.index} holds ${x}, past Number.MAX_SAFE_INTEGER; use toBag({ int64: 'bigint' })`, { column: name, row: i, partition: spec.index })
         }
-        x = Number(x)
-      }
-      row[name] = x
+        return Number(x)
+      })
     }
     rows[i] = row
   }
   return rows
 }
 
-type Kind = 'number' | 'bigint' | 'string' | 'boolean' | 'date'
-
-const kindOf = (v: unknown): Kind | undefined => (v instanceof Date ? 'date' : typeof v === 'number' || typeof v === 'bigint' || typeof v === 'string' || typeof v === 'boolean' ? typeof v : undefined) as Kind | undefined
-
-const INFERRED: Record<Kind, string> = { number: 'float64', bigint: 'int64', string: 'utf8', boolean: 'bool', date: 'timestamp[ms]' }
-
-/** Columns in the order the items first name them, typed by their values. */
-function inferred(items: Record<string, unknown>[], index: number): FieldSpec[] {
-  const kinds = new Map<string, Kind | undefined>()
+/** Columns in the order the items first name them, typed by their values (nested ones as list and struct). */
+function inferred(items: Record<string, unknown>[], index: number): { fields: FieldSpec[]; nested: Map<string, Kind> } {
+  const kinds = new Map<string, Kind>()
   items.forEach((item, row) => {
     for (const [name, v] of Object.entries(item)) {
-      if (v === null || v === undefined) {
-        if (!kinds.has(name)) kinds.set(name, undefined)
-        continue
-      }
-      const k = kindOf(v)
-      const had = kinds.get(name)
-      if (k === undefined || (had !== undefined && had !== k)) {
-        throw fail(`toFrame: column ${JSON.stringify(name)}, item ${row} of partition ${index} is ${k === undefined ? `a ${v?.constructor?.name ?? typeof v}` : `a ${k} after ${had}s`}; give toFrame a schema, or make the values numbers, bigints, strings, booleans or Dates`, { column: name, row, partition: index })
-      }
-      kinds.set(name, k)
+      const place = { column: name, row, partition: index }
+      const k = kindOf(v, place, name)
+      kinds.set(name, kinds.has(name) ? unify(kinds.get(name)!, k, place, name) : k)
     }
   })
-  return [...kinds].map(([name, k]) => ({ name, type: k === undefined ? 'null' : INFERRED[k], nullable: true }))
+  const nested = new Map([...kinds].filter(([, k]) => k.t === 'list' || k.t === 'struct'))
+  return { fields: [...kinds].map(([name, k]) => ({ name, type: kindName(k), nullable: true })), nested }
 }
 
 const INTEGER = /^u?int(8|16|32|64)$/
@@ -124,9 +122,14 @@ export function runFromItems(spec: FromItemsSpec, ...inputs: unknown[]): Buffer 
     if (it === null || typeof it !== 'object' || Array.isArray(it)) throw fail(`toFrame: item ${row} of partition ${spec.index} is ${Array.isArray(it) ? 'an array' : it === null ? 'null' : typeof it}, not a plain object of column values`, { row, partition: spec.index })
   })
   const objects = items as Record<string, unknown>[]
-  const fields = spec.schema ?? inferred(objects, spec.index)
+  const { fields, nested } = spec.schema ? { fields: spec.schema, nested: new Map<string, Kind>() } : inferred(objects, spec.index)
   const cols: Record<string, Vector> = {}
   for (const f of fields) {
+    const kind = nested.get(f.name)
+    if (kind) {
+      cols[f.name] = vectorFromArray(objects.map((it) => filled(it[f.name], kind)) as never[], arrowOf(kind))
+      continue
+    }
     const values = objects.map((it, row) => {
       const x = cell(it[f.name], f.type)
       if (x === undefined) throw fail(`toFrame: column ${JSON.stringify(f.name)}, item ${row} of partition ${spec.index} holds ${String(it[f.name])} (${typeof it[f.name]}), which is not a ${f.type}`, { column: f.name, row, partition: spec.index })
