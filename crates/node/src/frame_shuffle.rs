@@ -3,7 +3,7 @@
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use spillway_core::frame::shuffle;
+use spillway_core::frame::{grace, shuffle};
 
 use crate::error::to_js;
 
@@ -13,6 +13,7 @@ enum Kind {
     Collect,
     Sample,
     Boundaries,
+    GraceRoute,
 }
 
 pub struct FrameShuffleTask {
@@ -32,6 +33,7 @@ impl Task for FrameShuffleTask {
             Kind::Collect => shuffle::run_collect(&self.plan, &inputs),
             Kind::Sample => shuffle::run_sample(&self.plan, &inputs),
             Kind::Boundaries => shuffle::run_boundaries(&self.plan, &inputs),
+            Kind::GraceRoute => grace::run_route(&self.plan, &inputs).map(|()| Vec::new()),
         }
         .map_err(to_js)
     }
@@ -68,4 +70,11 @@ pub fn frame_sample(plan: String, inputs: Vec<Buffer>) -> AsyncTask<FrameShuffle
 #[napi(ts_return_type = "Promise<Buffer>")]
 pub fn frame_boundaries(plan: String, inputs: Vec<Buffer>) -> AsyncTask<FrameShuffleTask> {
     task(Kind::Boundaries, plan, inputs)
+}
+
+/// A collect's shards of one side routed into its grace bucket files (see
+/// `spillway_core::frame::grace`); an empty buffer once they are written.
+#[napi(ts_return_type = "Promise<Buffer>")]
+pub fn frame_grace_route(plan: String, inputs: Vec<Buffer>) -> AsyncTask<FrameShuffleTask> {
+    task(Kind::GraceRoute, plan, inputs)
 }
