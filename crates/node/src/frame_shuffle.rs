@@ -3,7 +3,7 @@
 
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
-use spillway_core::frame::{broadcast, shuffle};
+use spillway_core::frame::{broadcast, grace, shuffle};
 
 use crate::error::to_js;
 
@@ -14,6 +14,7 @@ enum Kind {
     Sample,
     Boundaries,
     Broadcast,
+    GraceRoute,
 }
 
 pub struct FrameShuffleTask {
@@ -34,6 +35,7 @@ impl Task for FrameShuffleTask {
             Kind::Sample => shuffle::run_sample(&self.plan, &inputs),
             Kind::Boundaries => shuffle::run_boundaries(&self.plan, &inputs),
             Kind::Broadcast => broadcast::run_broadcast(&self.plan, &inputs),
+            Kind::GraceRoute => grace::run_route(&self.plan, &inputs).map(|()| Vec::new()),
         }
         .map_err(to_js)
     }
@@ -76,4 +78,11 @@ pub fn frame_boundaries(plan: String, inputs: Vec<Buffer>) -> AsyncTask<FrameShu
 #[napi(ts_return_type = "Promise<Buffer>")]
 pub fn frame_broadcast_join(plan: String, inputs: Vec<Buffer>) -> AsyncTask<FrameShuffleTask> {
     task(Kind::Broadcast, plan, inputs)
+}
+
+/// A collect's shards of one side routed into its grace bucket files (see
+/// `spillway_core::frame::grace`); an empty buffer once they are written.
+#[napi(ts_return_type = "Promise<Buffer>")]
+pub fn frame_grace_route(plan: String, inputs: Vec<Buffer>) -> AsyncTask<FrameShuffleTask> {
+    task(Kind::GraceRoute, plan, inputs)
 }

@@ -18,6 +18,7 @@ mod expr_fns;
 mod expr_str;
 mod explode;
 pub mod from_ipc;
+pub mod grace;
 pub mod ipc;
 pub mod join;
 pub mod partition;

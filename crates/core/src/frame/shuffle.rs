@@ -10,6 +10,7 @@ use arrow_schema::SchemaRef;
 use serde::Deserialize;
 
 use super::agg_shuffle::{self, AggSplit};
+use super::grace::{self, Grace};
 use super::aggregate::AggSpec;
 use super::join::{self, JoinSpec};
 use super::partition::{self, columns, SortKey};
@@ -57,6 +58,9 @@ pub struct CollectPlan {
     pub schemas: Vec<Vec<FieldSpec>>,
     /// How many of the inputs are each side's, in order (set by the worker).
     pub sides: Vec<usize>,
+    /// Set where the worker routed the shards into bucket files rather than pass them (grace.rs).
+    #[serde(default)]
+    pub grace: Option<Grace>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -165,6 +169,9 @@ pub fn run_split(plan_json: &str, input: &[&[u8]]) -> Result<Vec<u8>> {
 /// An output's shards made into its partition: concatenated, joined (two sides) or sorted.
 pub fn run_collect(plan_json: &str, input: &[&[u8]]) -> Result<Vec<u8>> {
     let plan: CollectPlan = parse(plan_json, "frame collect plan")?;
+    if let Some(g) = &plan.grace {
+        return grace::collect(&plan, g);
+    }
     if plan.sides.iter().sum::<usize>() != input.len() || plan.sides.len() != plan.schemas.len() {
         return Err(frame_error(format!("a collect of {} inputs told its sides hold {:?}", input.len(), plan.sides)));
     }

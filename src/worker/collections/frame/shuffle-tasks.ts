@@ -3,7 +3,8 @@
 // outputs' owners through the bags' shuffle service (batched per owner,
 // stored as they come, never decoded on the way); a collect hands an
 // output's shards, each side's in input order, to the core, which
-// concatenates, joins or sorts them. A broadcast join, a sortBy's samples
+// concatenates, joins or sorts them (through bucket files, grace.ts, where
+// they would outgrow the worker). A broadcast join, a sortBy's samples
 // and boundaries are plain core calls.
 
 import { ownTaskError } from '../../../base/errors'
@@ -11,6 +12,7 @@ import { native } from '../../../native/binding'
 import type { SplitMarker } from '../../../wire/bag'
 import type { FrameBoundariesPlan, FrameCollectSpec, FrameJoinPlan, FrameSamplePlan, FrameSplitSpec } from '../../../wire/frame-shuffle'
 import type { ShuffleService } from '../shuffle/service'
+import { collectInputBytes, gracePlan, runGraceCollect } from './grace'
 import { ipcOf, run } from './tasks'
 
 /** The core's shards layout: `[count u32][output u32, length u32]…` then the shards back to back. */
@@ -48,6 +50,12 @@ export async function runFrameSplit(service: ShuffleService, key: string, spec: 
 }
 
 export async function runFrameCollect(service: ShuffleService, spec: FrameCollectSpec, ...markers: SplitMarker[]): Promise<Buffer> {
+  const grace = gracePlan(spec, collectInputBytes(markers, spec.output), service.host.memoryLimit)
+  if (grace) {
+    const out = await runGraceCollect(service, spec, markers, grace)
+    service.release(spec.shuffle, spec.output, markers)
+    return out
+  }
   await service.roomForCollect(spec.shuffle, spec.output, markers)
   const bySide: Buffer[][] = spec.schemas.map(() => [])
   await service.readShards(spec.shuffle, spec.output, markers, (m, _part, data) => {

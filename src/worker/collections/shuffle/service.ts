@@ -204,6 +204,11 @@ export class ShuffleService {
     return sorted.flatMap((m) => keysOf(m).map((key, part): [SplitMarker, number, string] => [m, part, key]))
   }
 
+  /** Output `output`'s shards one at a time, in input order (a grace collect routes each before it reads the next). */
+  shardBytes(shuffle: string, output: number, markers: SplitMarker[]): AsyncGenerator<[SplitMarker, number, Buffer]> {
+    return this.#shardData(shuffle, output, markers)
+  }
+
   async *#shardData(shuffle: string, output: number, markers: SplitMarker[]): AsyncGenerator<[SplitMarker, number, Buffer]> {
     for (const [m, part, key] of this.shardKeys(shuffle, output, markers)) {
       // Peeked: a spilled shard is read once, into this task, not back into managed memory beside its items.
