@@ -6,6 +6,7 @@
 mod agg_extra;
 mod agg_moments;
 mod agg_values;
+mod csv_bounds;
 mod csv_rows;
 mod csv_types;
 pub mod aggregate;
