@@ -27,7 +27,7 @@ fn records_end_at_newlines_outside_quotes_by_csv_cores_rules() {
     // A quote inside an unquoted field is text; "" inside a quoted one is a quote; CRLF inside quotes is data.
     assert_eq!(ends(b"a,5'10\",x\nb\n"), vec![10, 12]);
     assert_eq!(ends(b"\"x\r\ny\",1\r\n2,3\n"), vec![10, 14]);
-    assert_eq!(ends(b"\"a\"\"b\nc\",1\n\"\",2\n"), vec![12, 17]);
+    assert_eq!(ends(b"\"a\"\"b\nc\",1\n\"\",2\n"), vec![11, 16]);
     // Text after a closing quote is plain again: the newline ends the record.
     assert_eq!(ends(b"\"a\"b\nc\n"), vec![5, 7]);
     let mut c = Cutter::new(b'"', b',');
