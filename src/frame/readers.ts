@@ -47,11 +47,20 @@ export interface FrameCsvOptions<T extends ReadSchema = ReadSchema, C extends st
    * never replaced) or 'latin1' (ISO-8859-1, recoded to UTF-8 as read).
    */
   encoding?: 'utf8' | 'latin1'
+  /**
+   * Whether quoted values may hold line breaks (reviews, addresses): such a
+   * file's blocks start at true record starts, found by one scan of the
+   * whole file when the frame is built. Default: when a file's sample
+   * shows one; true scans every file (a value past the sample with a line
+   * break otherwise fails its block with ERR_SPILLWAY_READ pointing here);
+   * false never scans.
+   */
+  quotedNewlines?: boolean
 }
 
 const TYPE = /^(null|bool|u?int(8|16|32|64)|float(32|64)|utf8|date(32|64)|timestamp\[(s|ms|us|ns)\])$/
 const DEFAULT_BLOCKSIZE = 64 * 2 ** 20
-const OPTIONS = new Set(['columns', 'blocksize', 'schema', 'nullValues', 'delimiter', 'quote', 'header', 'sampleBytes', 'encoding'])
+const OPTIONS = new Set(['columns', 'blocksize', 'schema', 'nullValues', 'delimiter', 'quote', 'header', 'sampleBytes', 'encoding', 'quotedNewlines'])
 
 const bad = (field: string, value: unknown, allowed: string) => new ArgumentError([{ field, value, allowed }], 'frame.readCsv')
 
@@ -100,6 +109,11 @@ export function withGivenTypes(inferred: FieldSpec[], given: Record<string, stri
   return inferred.map((f) => (given[f.name] === undefined ? f : { ...f, type: given[f.name] }))
 }
 
+/** A file's block starts at record starts, or null where cuts at line ends will do (crates/core/src/frame/csv_bounds.rs). */
+function recordStarts(path: string, opts: CsvOptionsData, blocksize: number, sampleBytes: number, force: boolean): number[] | null {
+  return callNativeSync(() => native.frameCsvBlockStarts(path, JSON.stringify(opts), blocksize, sampleBytes, force))
+}
+
 /**
  * A frame of CSV files (a path, a glob or a list): types inferred from the
  * first `sampleBytes` of every file and unified across them (integers and
@@ -108,15 +122,16 @@ export function withGivenTypes(inferred: FieldSpec[], given: Record<string, stri
  * in `schema`, which also types the frame for tsc. The delimiter, unless
  * given, is sniffed from the first file; a repeated column name is renamed
  * `name_1`, `name_2`… as DuckDB does. Each file
- * is cut into blocks of `blocksize` at line ends; a quoted field that holds
- * a newline must not straddle a block boundary (use a blocksize past the
- * file's size for such files).
+ * is cut into blocks of `blocksize` at line ends, or at record ends where
+ * quoted values hold line breaks (`quotedNewlines`).
  */
 export function readCsv<const T extends ReadSchema = any, const C extends string = string>(paths: string | string[], options: FrameCsvOptions<T, C> = {}): Frame<[string] extends [C] ? Given<T> : PickOf<Given<T>, C>> {
   if (options === null || typeof options !== 'object') throw bad('options', options, `an object { ${[...OPTIONS].join(', ')} }`)
   for (const k of Object.keys(options)) if (!OPTIONS.has(k)) throw bad(`options.${k}`, (options as any)[k], `one of ${[...OPTIONS].join(', ')}`)
   const blocksize = bytesOption(options.blocksize, 'options.blocksize', DEFAULT_BLOCKSIZE)
   const sampleBytes = bytesOption(options.sampleBytes, 'options.sampleBytes', 2 ** 20)
+  const quotedNewlines = options.quotedNewlines
+  if (quotedNewlines !== undefined && typeof quotedNewlines !== 'boolean') throw bad('options.quotedNewlines', quotedNewlines, 'true (scan every file for record starts), false (never) or undefined (default: where the sample shows a quoted line break)')
   // Typed columns are not unified across files (their type is the user's); checked before any file is read.
   const given = givenNames(options.schema, 'frame.readCsv')
   const files = expandPaths(paths, 'frame.readCsv').map((path) => plannedFile(path, statFile(path, 'frame.readCsv')))
@@ -130,7 +145,14 @@ export function readCsv<const T extends ReadSchema = any, const C extends string
   for (const f of files) {
     const { path, size, mtimeMs } = f
     // A compressed file is one partition, streamed by the core (its blocks cannot be found without decoding).
-    const step = compressionOfName(path) ? Infinity : blocksize
+    const compressed = compressionOfName(path) !== undefined
+    const exact = quotedNewlines === false || compressed ? null : recordStarts(path, opts, blocksize, sampleBytes, quotedNewlines === true)
+    if (exact) {
+      // Blocks at record starts: a cut at a line end could fall inside a quoted value.
+      exact.forEach((start, k) => parts.push({ source: { kind: 'csv', path, start, end: exact[k + 1] ?? size, size, mtimeMs, options: opts, exact: true }, deps: [] }))
+      continue
+    }
+    const step = compressed ? Infinity : blocksize
     for (let start = 0; start < size || start === 0; start += step) {
       parts.push({ source: { kind: 'csv', path, start, end: Math.min(size, start + blocksize), size, mtimeMs, options: opts }, deps: [] })
     }

@@ -39,7 +39,8 @@ export interface CsvOptionsData {
 
 /** Where a partition's batches come from: a block of a CSV file (the lines that begin in [start, end)), or its inputs' IPC. */
 export type FrameSource =
-  | { kind: 'csv'; path: string; start: number; end: number; size: number; mtimeMs: number; options: CsvOptionsData }
+  /** `exact`: [start, end) are record starts the client found (quoted values span lines), read as they are. */
+  | { kind: 'csv'; path: string; start: number; end: number; size: number; mtimeMs: number; options: CsvOptionsData; exact?: true }
   | { kind: 'inputs' }
   /** Row groups of a Parquet file (size and mtimeMs key the task to the file's version). */
   | { kind: 'parquet'; path: string; rowGroups: number[]; size: number; mtimeMs: number }

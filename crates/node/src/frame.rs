@@ -18,6 +18,17 @@ pub fn frame_infer_csv(paths: Vec<String>, options: String, sample_bytes: f64) -
     plan::infer_csv(&paths, &options, to_u64("sampleBytes", sample_bytes)? as usize).map_err(to_js)
 }
 
+/// A CSV file's block starts (byte offsets, 0 first) at true record starts,
+/// or null when cuts at line ends will do (no quoted value spans lines in
+/// its sample, and `force` is off). On the calling thread: readCsv returns
+/// its frame synchronously, its partitions known (the scan reads the whole
+/// file, at memchr's speed through quoted text).
+#[napi]
+pub fn frame_csv_block_starts(path: String, options: String, blocksize: f64, sample_bytes: f64, force: bool) -> Result<Option<Vec<f64>>> {
+    let starts = plan::csv_block_starts(std::path::Path::new(&path), &options, to_u64("blocksize", blocksize)?, to_u64("sampleBytes", sample_bytes)? as usize, force).map_err(to_js)?;
+    Ok(starts.map(|v| v.into_iter().map(|s| s as f64).collect()))
+}
+
 /// Throws ERR_SPILLWAY_FRAME where the regex crate does not take `pattern`.
 #[napi]
 pub fn frame_check_pattern(pattern: String) -> Result<()> {

@@ -36,12 +36,12 @@ fn a_bad_value_names_the_row_and_line_of_the_file_and_the_column_whatever_the_bl
     let opts = CsvOptions::default();
     let cut = text.windows(2).position(|w| w == b"\n4").unwrap() as u64 + 1;
     for (start, end) in [(0, None), (cut, None)] {
-        let m = read_csv_block(&p, start, end, &s, &opts).unwrap_err().to_string();
+        let m = read_csv_block(&p, start, end, false, &s, &opts).unwrap_err().to_string();
         assert!(m.contains("bad.csv: row 5 (line 8), column \"x\": \"oops\" is not a valid int64"), "block at {start}: {m}");
     }
     // Without a header, the rows are the lines that hold values.
     let headless = file(&d, "headless.csv", b"1,a,1\n2,b,zz\n");
-    let m = read_csv_block(&headless, 0, None, &s, &CsvOptions { header: false, ..Default::default() }).unwrap_err().to_string();
+    let m = read_csv_block(&headless, 0, None, false, &s, &CsvOptions { header: false, ..Default::default() }).unwrap_err().to_string();
     assert!(m.contains("row 2 (line 2), column \"x\""), "{m}");
 }
 
@@ -51,13 +51,13 @@ fn timestamps_field_counts_and_bad_utf8_are_told_by_row_too() {
     let opts = CsvOptions::default();
     let ts = schema(&[("id", DataType::Int64), ("at", DataType::Timestamp(TimeUnit::Millisecond, None))]);
     let p = file(&d, "ts.csv", b"id,at\n1,2024-01-02T03:04:05\n2,noon\n");
-    let m = read_csv_block(&p, 0, None, &ts, &opts).unwrap_err().to_string();
+    let m = read_csv_block(&p, 0, None, false, &ts, &opts).unwrap_err().to_string();
     assert!(m.contains("row 2 (line 3), column \"at\": not a valid timestamp[ms]"), "{m}");
     let two = schema(&[("id", DataType::Int64), ("v", DataType::Utf8)]);
     let p = file(&d, "fields.csv", b"id,v\n1,a\n2,b,c\n");
-    let m = read_csv_block(&p, 0, None, &two, &opts).unwrap_err().to_string();
+    let m = read_csv_block(&p, 0, None, false, &two, &opts).unwrap_err().to_string();
     assert!(m.contains("row 2 (line 3) has ") && m.contains("fields where the header has 2"), "{m}");
     let p = file(&d, "latin.csv", b"id,v\n1,a\n2,caf\xe9\n");
-    let m = read_csv_block(&p, 0, None, &two, &opts).unwrap_err().to_string();
+    let m = read_csv_block(&p, 0, None, false, &two, &opts).unwrap_err().to_string();
     assert!(m.contains("row 2 (line 3), column \"v\": bytes that are not valid UTF-8; if the file is Latin-1"), "{m}");
 }

@@ -7,6 +7,7 @@ mod agg_extra;
 mod agg_moments;
 mod agg_values;
 mod csv_encoding;
+mod csv_bounds;
 mod csv_rows;
 mod csv_types;
 pub mod aggregate;

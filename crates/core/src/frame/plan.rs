@@ -23,7 +23,15 @@ use crate::Result;
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum Source {
     /// The lines of `path` that begin in [start, end).
-    Csv { path: PathBuf, start: u64, end: Option<u64>, options: CsvOptions },
+    /// With `exact`, the records in [start, end) exactly (the planner found record starts: csv_bounds.rs).
+    Csv {
+        path: PathBuf,
+        start: u64,
+        end: Option<u64>,
+        options: CsvOptions,
+        #[serde(default)]
+        exact: bool,
+    },
     /// The batches of the task's inputs, in order.
     Inputs,
     /// The lines that begin in [start, end) of a text file, as one utf8 column.
@@ -119,7 +127,7 @@ pub fn partition_batches(plan_json: &str, input: &[&[u8]]) -> Result<(SchemaRef,
     // Steps the reader already ran (a Parquet scan's pushed-down filter).
     let mut done = 0;
     let (schema, mut batches) = match &plan.source {
-        Source::Csv { path, start, end, options } => (declared.clone(), read::read_csv_block(path, *start, *end, &declared, options)?),
+        Source::Csv { path, start, end, options, exact } => (declared.clone(), read::read_csv_block(path, *start, *end, *exact, &declared, options)?),
         Source::Parquet { path, row_groups } => {
             // The first filter prunes row groups by their statistics and runs inside the reader.
             let filter = match plan.steps.first() {
@@ -186,6 +194,13 @@ pub fn run_combine(plan_json: &str, input: &[&[u8]]) -> Result<Vec<u8>> {
 /// translated): checked when the frame is built, not in a task later.
 pub fn check_pattern(pattern: &str) -> Result<()> {
     super::expr_str::compile(pattern).map(|_| ())
+}
+
+/// A CSV file's block starts at true record starts, or none when cuts at
+/// line ends will do (csv_bounds.rs); `options_json` as infer_csv's.
+pub fn csv_block_starts(path: &std::path::Path, options_json: &str, blocksize: u64, sample_bytes: usize, force: bool) -> Result<Option<Vec<u64>>> {
+    let options: CsvOptions = parse(options_json, "CSV options object")?;
+    super::csv_bounds::csv_block_starts(path, &options, blocksize, sample_bytes, force)
 }
 
 /// The unified schema of CSV files (as `[{ name, type, nullable }]` JSON) from a sample of each.

@@ -71,6 +71,20 @@ pub(crate) fn read_err(path: &Path, message: impl Into<String>) -> Error {
 
 /// The first `bytes` of a file, cut after its last whole line, without a BOM.
 pub(crate) fn sample(path: &Path, bytes: usize) -> Result<Vec<u8>> {
+    sample_cut(path, bytes, |buf| buf.iter().rposition(|&b| b == b'\n').map_or(buf.len(), |i| i + 1))
+}
+
+/// The first `bytes` of a CSV file, cut after its last whole record (a
+/// '\n' inside a quoted value ends none), without a BOM.
+pub(crate) fn csv_sample(path: &Path, bytes: usize, opts: &CsvOptions) -> Result<Vec<u8>> {
+    sample_cut(path, bytes, |buf| match super::csv_bounds::last_record_end(buf, opts).0 {
+        // One record longer than the sample: kept whole, as a line would be.
+        0 => buf.len(),
+        end => end,
+    })
+}
+
+fn sample_cut(path: &Path, bytes: usize, cut: impl Fn(&[u8]) -> usize) -> Result<Vec<u8>> {
     let mut buf = match super::read_compressed::sample_compressed(path, bytes)? {
         Some(content) => content,
         None => {
@@ -81,8 +95,8 @@ pub(crate) fn sample(path: &Path, bytes: usize) -> Result<Vec<u8>> {
         }
     };
     if buf.len() > bytes {
-        let last = buf.iter().rposition(|&b| b == b'\n').unwrap_or(buf.len());
-        buf.truncate(last + 1);
+        let end = cut(&buf);
+        buf.truncate(end);
     }
     Ok(buf.strip_prefix(BOM).map(<[u8]>::to_vec).unwrap_or(buf))
 }
@@ -92,7 +106,7 @@ pub fn infer_csv_schema(paths: &[PathBuf], opts: &CsvOptions, sample_bytes: usiz
     let format = opts.format()?;
     let mut samples = Vec::with_capacity(paths.len());
     for path in paths {
-        let bytes = super::csv_encoding::sample_as_utf8(path, sample(path, sample_bytes)?, opts.encoding, one_byte("delimiter", &opts.delimiter)?, opts.header)?;
+        let bytes = super::csv_encoding::sample_as_utf8(path, csv_sample(path, sample_bytes, opts)?, opts.encoding, one_byte("delimiter", &opts.delimiter)?, opts.header)?;
         if bytes.is_empty() {
             // An empty file says nothing of the columns; it reads as no rows.
             continue;
@@ -137,16 +151,71 @@ pub(crate) fn block_bytes(path: &Path, start: u64, end: Option<u64>) -> Result<(
     Ok((at, buf))
 }
 
-/// The batches of one block of a CSV file, read with `schema`.
-/// A compressed file is read whole, a piece of whole lines at a time.
-pub fn read_csv_block(path: &Path, start: u64, end: Option<u64>, schema: &SchemaRef, opts: &CsvOptions) -> Result<Vec<RecordBatch>> {
+/// The bytes of [start, end) exactly (to the file's end without `end`): a
+/// block whose boundaries the planner put at true record starts.
+fn exact_bytes(path: &Path, start: u64, end: Option<u64>) -> Result<Vec<u8>> {
+    let mut f = File::open(path).map_err(|e| Error::io("open", path, e))?;
+    let io = |e| Error::io("read", path, e);
+    f.seek(SeekFrom::Start(start)).map_err(io)?;
+    let mut buf = Vec::new();
+    match end {
+        Some(end) => f.take(end.saturating_sub(start)).read_to_end(&mut buf),
+        None => f.read_to_end(&mut buf),
+    }
+    .map_err(io)?;
+    if start == 0 && buf.starts_with(BOM) {
+        buf.drain(..BOM.len());
+    }
+    Ok(buf)
+}
+
+/// The batches of one block of a CSV file, read with `schema`: `exact`
+/// when the planner put [start, end) at record starts (quoted values span
+/// lines), else the lines that begin in it.
+/// A compressed file is read whole, a piece of whole lines at a time, a
+/// record that a quoted line break carries past a piece's end joined to the next.
+pub fn read_csv_block(path: &Path, start: u64, end: Option<u64>, exact: bool, schema: &SchemaRef, opts: &CsvOptions) -> Result<Vec<RecordBatch>> {
     let mut out = Vec::new();
-    // The first piece, the only one with no line before it, holds the header.
-    if super::read_compressed::each_piece(path, |at, before, bytes| Ok(out.extend(csv_batches(path, at, before == 0, bytes, schema, opts)?)))? {
+    let mut carry: Vec<u8> = Vec::new();
+    let mut carry_at = 0;
+    let mut first = true;
+    let quote = opts.quote.as_bytes().first().copied().unwrap_or(b'"');
+    let compressed = super::read_compressed::each_piece(path, |at, _, bytes| {
+        let whole: std::borrow::Cow<[u8]> = if carry.is_empty() { bytes.into() } else { [carry.as_slice(), bytes].concat().into() };
+        let at = if carry.is_empty() { at } else { carry_at };
+        // Only a quote can hold a record open past a line's end.
+        let cut = if memchr::memchr(quote, &whole).is_some() { super::csv_bounds::last_record_end(&whole, opts).0 } else { whole.len() };
+        // The first bytes parsed hold the header.
+        if cut > 0 {
+            out.extend(csv_batches(path, at, first, &whole[..cut], schema, opts)?);
+            first = false;
+        }
+        carry = whole[cut..].to_vec();
+        carry_at = at + cut as u64;
+        Ok(())
+    })?;
+    if compressed {
+        if !carry.is_empty() {
+            out.extend(csv_batches(path, carry_at, first, &carry, schema, opts)?);
+        }
         return Ok(out);
     }
+    if exact {
+        let bytes = exact_bytes(path, start, end)?;
+        return csv_batches(path, start, start == 0, &bytes, schema, opts);
+    }
     let (at, bytes) = block_bytes(path, start, end)?;
-    csv_batches(path, at, at == 0, &bytes, schema, opts)
+    if end.is_some() {
+        super::csv_bounds::check_block_end(path, at, &bytes, opts)?;
+    }
+    csv_batches(path, at, at == 0, &bytes, schema, opts).map_err(|e| match e {
+        // A block cut at a line end may start inside a quoted value (the block before fails too, saying so; this one may fail first).
+        Error::FrameRead { path, message } if at > 0 && memchr::memchr(opts.quote.as_bytes().first().copied().unwrap_or(b'"'), &bytes).is_some() => Error::FrameRead {
+            path,
+            message: format!("{message} (or the block, cut at a line end, starts inside a quoted value with a line break: pass quotedNewlines: true to frame.readCsv)"),
+        },
+        e => e,
+    })
 }
 
 /// The batches of whole CSV lines that begin at byte `at` (`first`: the file's header among them).

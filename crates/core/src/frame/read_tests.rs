@@ -22,7 +22,7 @@ fn infers_types_unified_across_files_with_bom_crlf_quotes_and_nulls() {
     let s = infer_csv_schema(&[a.clone(), b], &opts, 1 << 20).unwrap();
     let types: Vec<_> = s.fields().iter().map(|f| (f.name().as_str(), f.data_type().clone())).collect();
     assert_eq!(types, vec![("k", DataType::Utf8), ("v", DataType::Float64), ("w", DataType::Utf8)]);
-    let out = read_csv_block(&a, 0, None, &s, &opts).unwrap();
+    let out = read_csv_block(&a, 0, None, false, &s, &opts).unwrap();
     assert_eq!(out[0].column(0).as_string::<i32>().value(0), "x, y");
     assert_eq!(out[0].column(1).as_primitive::<Float64Type>().values().to_vec(), vec![1.0, 2.0]);
     assert_eq!(out[0].column(2).null_count(), 2);
@@ -55,14 +55,14 @@ fn blocks_own_the_lines_that_begin_in_them_whatever_the_cut() {
         let mut start = 0;
         while start < text.len() as u64 {
             let end = (start + block).min(text.len() as u64);
-            for b in read_csv_block(&p, start, Some(end), &s, &opts).unwrap() {
+            for b in read_csv_block(&p, start, Some(end), false, &s, &opts).unwrap() {
                 ids.extend(b.column(0).as_primitive::<Int64Type>().values().iter().copied());
             }
             start = end;
         }
         assert_eq!(ids, (0..500).collect::<Vec<i64>>(), "block size {block}");
     }
-    assert_eq!(rows(&read_csv_block(&p, 3, Some(5), &s, &opts).unwrap()), 0);
+    assert_eq!(rows(&read_csv_block(&p, 3, Some(5), false, &s, &opts).unwrap()), 0);
 }
 
 #[test]
@@ -70,7 +70,7 @@ fn a_value_that_does_not_fit_names_file_and_column() {
     let d = tempfile::tempdir().unwrap();
     let p = file(&d, "bad.csv", b"id,x\n1,2\n2,oops\n");
     let s = Arc::new(Schema::new(vec![Field::new("id", DataType::Int64, true), Field::new("x", DataType::Int64, true)]));
-    let e = read_csv_block(&p, 0, None, &s, &CsvOptions::default()).unwrap_err();
+    let e = read_csv_block(&p, 0, None, false, &s, &CsvOptions::default()).unwrap_err();
     assert_eq!(e.code(), "ERR_SPILLWAY_READ");
     let m = e.to_string();
     assert!(m.contains("bad.csv") && m.contains("\"x\"") && m.contains("oops"), "{m}");
@@ -103,13 +103,13 @@ fn compressed_files_are_read_whole_a_piece_at_a_time_with_their_header_once() {
         assert_eq!(s.field(0).name(), "k", "{p:?}: the BOM is dropped");
         assert_eq!(s.field(1).data_type(), &DataType::Int64);
         // The block's end is ignored: a compressed file is one partition.
-        let out = read_csv_block(p, 0, Some(10), &s, &CsvOptions::default()).unwrap();
+        let out = read_csv_block(p, 0, Some(10), false, &s, &CsvOptions::default()).unwrap();
         assert_eq!(rows(&out) as u64, n, "{p:?}");
         let sum: i64 = out.iter().map(|b| b.column(1).as_primitive::<Int64Type>().values().iter().sum::<i64>()).sum();
         assert_eq!(sum as u64, n * (n - 1) / 2);
     }
     let bad = file(&d, "bad.csv.zst", b"not zstd");
-    let e = read_csv_block(&bad, 0, None, &Arc::new(Schema::new(vec![Field::new("k", DataType::Utf8, true)])), &CsvOptions::default()).unwrap_err();
+    let e = read_csv_block(&bad, 0, None, false, &Arc::new(Schema::new(vec![Field::new("k", DataType::Utf8, true)])), &CsvOptions::default()).unwrap_err();
     assert_eq!(e.code(), "ERR_SPILLWAY_READ");
     assert!(e.to_string().contains("bad.csv.zst: not valid zstd"), "{e}");
 }
