@@ -126,7 +126,7 @@ fn latin1_reads_exactly_across_block_boundaries_and_compressed() {
     // Blocks cut mid-line, one of them between 'f' and its 0xE9.
     let cut = text.iter().position(|&b| b == 0xE9).unwrap() as u64 + 100;
     for (start, end) in [(0, Some(cut)), (cut, Some(cut + 301)), (cut + 301, None)] {
-        for b in read_csv_block(&p, start, end, &s, &opts).unwrap() {
+        for b in read_csv_block(&p, start, end, false, &s, &opts).unwrap() {
             names.extend(b.column(1).as_string::<i32>().iter().map(|v| v.unwrap().to_string()));
         }
     }
@@ -136,7 +136,7 @@ fn latin1_reads_exactly_across_block_boundaries_and_compressed() {
     let mut w = flate2::write::GzEncoder::new(File::create(&gz).unwrap(), flate2::Compression::fast());
     w.write_all(&text).unwrap();
     w.finish().unwrap();
-    assert_eq!(rows(&read_csv_block(&gz, 0, None, &s, &opts).unwrap()), 200);
+    assert_eq!(rows(&read_csv_block(&gz, 0, None, false, &s, &opts).unwrap()), 200);
     // Without the option, the sample's first 0xE9 is an error naming its line and column.
     let e = infer_csv_schema(&[p], &CsvOptions::default(), 1 << 20).unwrap_err().to_string();
     assert!(e.contains("line 2, column 2 \"name\"") && e.contains("encoding: 'latin1'"), "{e}");
