@@ -18,7 +18,6 @@ import { workerStart, type ClusterSettings } from './worker-settings'
 import { WorkerHandle } from '../scheduler/state'
 import type { SummaryLog } from '../base/log-summary'
 import { crashBackoff } from './restart-policy'
-import { mallocEnv } from './malloc-env'
 
 export interface NannyOptions {
   index: number
@@ -120,7 +119,7 @@ export class Nanny {
     const n = this.#incarnation++
     const name = `worker-${this.opts.index}`
     const address = `ipc://127.0.0.1/${name}.${n}`
-    const child = forkWorker(this.opts.nthreads, mallocEnv(this.opts.memoryLimit))
+    const child = forkWorker(this.opts.nthreads)
     this.#child = child
     const transport = new ChildTransport<WorkerToScheduler, SchedulerToWorker>(child)
     let handle: WorkerHandle | undefined
