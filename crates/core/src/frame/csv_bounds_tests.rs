@@ -83,14 +83,20 @@ fn the_schema_sample_is_cut_at_a_record_end_not_inside_a_quoted_value() {
     }
 }
 
-#[test]
-fn quote_aware_blocks_hold_every_record_once_at_every_blocksize() {
+/// 30 quoted rows in a file, its options, inferred schema and the (id, text) each row must read as.
+fn quoted_fixture() -> (tempfile::TempDir, Vec<u8>, PathBuf, CsvOptions, arrow_schema::SchemaRef, Vec<(i64, String)>) {
     let d = tempfile::tempdir().unwrap();
     let (text, values) = quoted_csv(30);
     let p = file(&d, "q.csv", &text);
     let opts = CsvOptions::default();
     let s = infer_csv_schema(&[p.clone()], &opts, 1 << 20).unwrap();
-    let want: Vec<(i64, String)> = values.into_iter().enumerate().map(|(i, v)| (i as i64, v)).collect();
+    let want = values.into_iter().enumerate().map(|(i, v)| (i as i64, v)).collect();
+    (d, text, p, opts, s, want)
+}
+
+#[test]
+fn quote_aware_blocks_hold_every_record_once_at_every_blocksize() {
+    let (_d, text, p, opts, s, want) = quoted_fixture();
     assert_eq!(ids_and_texts(&read_csv_block(&p, 0, None, false, &s, &opts).unwrap()), want);
     // The sample shows a value spanning lines, so the planner scans: no force needed.
     assert!(csv_block_starts(&p, &opts, 16, 1 << 20, false).unwrap().is_some());
@@ -107,12 +113,7 @@ fn quote_aware_blocks_hold_every_record_once_at_every_blocksize() {
 
 #[test]
 fn a_file_planned_at_line_ends_never_reads_wrong_rows_it_fails_naming_the_line() {
-    let d = tempfile::tempdir().unwrap();
-    let (text, values) = quoted_csv(30);
-    let p = file(&d, "q.csv", &text);
-    let opts = CsvOptions::default();
-    let s = infer_csv_schema(&[p.clone()], &opts, 1 << 20).unwrap();
-    let want: Vec<(i64, String)> = values.into_iter().enumerate().map(|(i, v)| (i as i64, v)).collect();
+    let (_d, text, p, opts, s, want) = quoted_fixture();
     let mut failed = 0;
     for blocksize in 1..=text.len() as u64 {
         let mut got = Vec::new();
