@@ -144,7 +144,8 @@ export class SpillBuffer {
   }
 
   /**
-   * Stores a chunk (the bytes are copied); may spill others to disk. A
+   * Stores a chunk (the bytes are copied, but for a frame kernel's output,
+   * which is taken as it is: nothing writes to it); may spill others to disk. A
    * TypedArray's element size goes with it (or `elementSize`, for bytes
    * known to hold such values), so a shuffle codec can use it.
    */
@@ -167,6 +168,16 @@ export class SpillBuffer {
    */
   async peek(key: string): Promise<Buffer | undefined> {
     const b = await callNative(() => this.#native.peek(String(key)))
+    return b ?? undefined
+  }
+
+  /**
+   * `peek` without a copy, for a reader that never writes the bytes (a
+   * frame kernel's input): the Buffer is the stored chunk itself, and a
+   * write to it would change what every later reader gets.
+   */
+  async peekShared(key: string): Promise<Buffer | undefined> {
+    const b = await callNative(() => this.#native.peekShared(String(key)))
     return b ?? undefined
   }
 
@@ -194,6 +205,16 @@ export class SpillBuffer {
    * `data` is the chunk itself, held in memory. Undefined when not held.
    */
   async getFrame(key: string): Promise<{ compressed: boolean; data: Buffer } | undefined> {
+    const r = await this.getFrameShared(key)
+    // The caller's own bytes, as from get: a write never reaches the held chunk.
+    return r && !r.compressed ? { compressed: false, data: Buffer.from(r.data) } : r
+  }
+
+  /**
+   * `getFrame` without a copy of a chunk held in memory, for a reader that
+   * never writes the bytes (a socket sending them): they are the held chunk.
+   */
+  async getFrameShared(key: string): Promise<{ compressed: boolean; data: Buffer } | undefined> {
     const r = await callNative(() => this.#native.getFrame(String(key)))
     return r ? { compressed: r.frame, data: r.data } : undefined
   }

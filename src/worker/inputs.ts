@@ -43,9 +43,10 @@ export class Inputs {
   /**
    * `wait: false` for a running task's own fetches (getClient): counted, but
    * not held back by the cap, which the task's inputs may be holding: it
-   * would wait on itself.
+   * would wait on itself. `shared`: for a reader that never writes the
+   * bytes, a value held here is the stored bytes themselves, not a copy.
    */
-  async get(keys: string[], who: InputSpec, { wait = true }: { wait?: boolean } = {}): Promise<{ values: Map<string, Uint8Array>; lease: Lease }> {
+  async get(keys: string[], who: InputSpec, { wait = true, shared = false }: { wait?: boolean; shared?: boolean } = {}): Promise<{ values: Map<string, Uint8Array>; lease: Lease }> {
     const values = new Map<string, Uint8Array>()
     const remote = new Map<string, string[]>()
     const missing: string[] = []
@@ -54,7 +55,7 @@ export class Inputs {
       if (this.buffer.has(k)) {
         // Read, not brought back: a pass over spilled inputs then writes
         // nothing to make room for them.
-        const b = await this.buffer.peek(k)
+        const b = await (shared ? this.buffer.peekShared(k) : this.buffer.peek(k))
         if (b) {
           values.set(k, b)
           continue

@@ -61,6 +61,11 @@ export class WorkerStore {
     return s ? Buffer.from(s) : this.buffer.peek(key)
   }
 
+  /** Like peek, but the stored bytes themselves, for a reader that never writes them (a frame kernel's input). */
+  async peekShared(key: string): Promise<Buffer | undefined> {
+    return this.#small.get(key) ?? this.buffer.peekShared(key)
+  }
+
   /** A rechunk's new chunk made from pieces held here (see SpillBuffer.assemble); small ones go in as their bytes. */
   assemble(out: { lo: number[]; hi: number[] }, itemSize: number, pieces: { lo: number[]; hi: number[]; key: string }[]): Promise<Buffer | undefined> {
     return this.buffer.assemble(
@@ -70,10 +75,10 @@ export class WorkerStore {
     )
   }
 
-  /** For a transfer: a spilled value as its compressed frame, else its bytes. */
+  /** For a transfer: a spilled value as its compressed frame, else its bytes (the held ones: never to be written). */
   async getFrame(key: string): Promise<{ compressed: boolean; data: Buffer } | undefined> {
     const s = this.#small.get(key)
-    return s ? { compressed: false, data: s } : this.buffer.getFrame(key)
+    return s ? { compressed: false, data: s } : this.buffer.getFrameShared(key)
   }
 
   /** A spilled value that came as its frame: onto the spill disk as it is. */

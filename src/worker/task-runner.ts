@@ -162,7 +162,7 @@ export class TaskRunner {
     for (const d of task.deps) inputBytes += who[d.key]?.nbytes ?? 0
     // Its inputs, its result and the store's copy of it.
     await this.memory.makeRoom(inputBytes + 2 * (this.#lastBytes.get(task.func.id) ?? 0))
-    const got = await this.inputs.get(task.deps.map((d) => d.key), who)
+    const got = await this.inputs.get(task.deps.map((d) => d.key), who, { shared: readsOnly(task.func) })
     return { fn, values: got.values, lease: got.lease }
   }
 
@@ -222,6 +222,18 @@ export class TaskRunner {
     this.release(key)
     this.#controllers.get(key)?.abort(cancelled(key))
   }
+}
+
+/**
+ * spillway's own frame kernels, which only read their inputs' IPC bytes
+ * (the core parses them; nothing in JS sees them): those get the stored
+ * bytes themselves, not a copy. mapBatches is not one: the user's function
+ * gets Arrow vectors that view the bytes, and could write to them.
+ */
+const READ_ONLY_OPS = new Set(['frame.partition', 'frame.combine', 'frame.join', 'frame.sample', 'frame.boundaries', 'frame.split', 'frame.write'])
+
+function readsOnly(func: FnDesc): boolean {
+  return func.kind === 'native' && READ_ONLY_OPS.has(func.op)
 }
 
 /** Results this large are worth a collection once stored. */

@@ -78,7 +78,7 @@ impl Task for FrameTask {
     }
 
     fn resolve(&mut self, env: Env, out: Vec<u8>) -> Result<Unknown<'static>> {
-        crate::buffer::to_js_buffer(&env, out)
+        crate::shared::to_js_made(&env, out)
     }
 }
 

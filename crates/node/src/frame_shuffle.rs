@@ -41,7 +41,7 @@ impl Task for FrameShuffleTask {
     }
 
     fn resolve(&mut self, env: Env, out: Vec<u8>) -> Result<Unknown<'static>> {
-        crate::buffer::to_js_buffer(&env, out)
+        crate::shared::to_js_made(&env, out)
     }
 }
 

@@ -10,5 +10,6 @@ mod frame;
 mod frame_shuffle;
 mod rechunk;
 mod shard;
+mod shared;
 mod spill;
 mod text;

@@ -81,7 +81,10 @@ fn to_js_metrics(m: SpillMetrics) -> NativeSpillMetrics {
 }
 
 /// A chunk as `getFrame` hands it out: `frame` says whether `data` is a
-/// whole spillway frame (for `decompress`) or the chunk's own bytes.
+/// whole spillway frame (for `decompress`) or the chunk's own bytes. Built
+/// by hand in `resolve` (its bytes shared, not copied); the struct gives it
+/// its TS type.
+#[allow(dead_code)]
 #[napi(object)]
 pub struct NativeStoredBytes {
     pub frame: bool,
@@ -92,8 +95,12 @@ pub struct NativeStoredBytes {
 pub enum Job {
     /// The value and its element size (0: unknown).
     Set(String, Buffer, u8),
+    /// A kernel's output that JS holds too (crate::shared), taken as it is.
+    SetShared(String, Arc<Vec<u8>>, u8),
     Get(String),
     Peek(String),
+    /// Peek for a reader that never writes the bytes: no copy.
+    PeekShared(String),
     GetFrame(String),
     SetFrame(String, Buffer),
     SetTarget(Option<f64>),
@@ -108,8 +115,9 @@ pub enum Job {
 pub enum Outcome {
     Nothing,
     Data(Option<Vec<u8>>),
+    Shared(Option<Arc<Vec<u8>>>),
     /// Whether the bytes are a frame, and the bytes.
-    Stored(Option<(bool, Vec<u8>)>),
+    Stored(Option<(bool, Arc<Vec<u8>>)>),
     Count(u64),
     Partial(Option<Partial>),
 }
@@ -130,16 +138,18 @@ impl Task for SpillTask {
             // The bytes are copied here, off the JS thread, into memory the
             // buffer owns.
             Job::Set(key, data, element) => b.set_typed(&key, spillway_core::pool::copy_of(&data), element).map(|_| Outcome::Nothing),
+            Job::SetShared(key, data, element) => b.set_shared(&key, data, element).map(|_| Outcome::Nothing),
             // A chunk the buffer still holds is copied, so JS can never write into
             // it; one read from disk and not kept is handed over as it is.
             Job::Get(key) => b.get(&key).map(|d| Outcome::Data(d.map(|a| Arc::unwrap_or_clone(a)))),
             Job::Peek(key) => b.peek(&key).map(|d| Outcome::Data(d.map(|a| Arc::unwrap_or_clone(a)))),
-            // As for Get, a chunk still held is copied here, off the JS
-            // thread; a frame read from its file is the caller's already.
+            Job::PeekShared(key) => b.peek(&key).map(Outcome::Shared),
+            // Bytes for a socket, which only reads them: a chunk still held
+            // is shared, not copied.
             Job::GetFrame(key) => b.get_frame(&key).map(|s| {
                 Outcome::Stored(s.map(|s| match s {
-                    StoredBytes::Frame(f) => (true, f),
-                    StoredBytes::Raw(d) => (false, Arc::unwrap_or_clone(d)),
+                    StoredBytes::Frame(f) => (true, Arc::new(f)),
+                    StoredBytes::Raw(d) => (false, d),
                 }))
             }),
             // Verified and written from the JS Buffer as it is, off the JS thread; never decoded, never copied.
@@ -167,8 +177,14 @@ impl Task for SpillTask {
         let v = match out {
             Outcome::Nothing => ().into_unknown(&env)?,
             Outcome::Data(Some(d)) => crate::buffer::to_js_buffer(&env, d)?,
-            Outcome::Data(None) | Outcome::Stored(None) | Outcome::Partial(None) => Null.into_unknown(&env)?,
-            Outcome::Stored(Some((frame, data))) => NativeStoredBytes { frame, data: data.into() }.into_unknown(&env)?,
+            Outcome::Shared(Some(d)) => crate::shared::to_js_shared(&env, d)?,
+            Outcome::Data(None) | Outcome::Shared(None) | Outcome::Stored(None) | Outcome::Partial(None) => Null.into_unknown(&env)?,
+            Outcome::Stored(Some((frame, data))) => {
+                let mut o = Object::new(&env)?;
+                o.set("frame", frame)?;
+                o.set("data", crate::shared::to_js_shared(&env, data)?)?;
+                o.into_unknown(&env)?
+            }
             Outcome::Count(n) => (n as f64).into_unknown(&env)?,
             Outcome::Partial(Some(p)) => from_partial(p).into_unknown(&env)?,
         };
@@ -209,6 +225,9 @@ impl NativeSpillBuffer {
     #[napi(ts_return_type = "Promise<void>")]
     pub fn set(&self, key: String, data: Buffer, element_size: Option<u32>) -> Result<AsyncTask<SpillTask>> {
         let element = crate::codec::element_size(element_size)?;
+        if let Some(made) = crate::shared::take(&data) {
+            return Ok(self.task(Job::SetShared(key, made, element)));
+        }
         spillway_core::pool::reserve(data.len(), false);
         Ok(self.task(Job::Set(key, data, element)))
     }
@@ -225,6 +244,13 @@ impl NativeSpillBuffer {
     #[napi(ts_return_type = "Promise<Buffer | null>")]
     pub fn peek(&self, key: String) -> AsyncTask<SpillTask> {
         self.task(Job::Peek(key))
+    }
+
+    /// `peek` for a reader that never writes the bytes (a frame kernel's
+    /// input): the Buffer is the stored bytes themselves, not a copy.
+    #[napi(ts_return_type = "Promise<Buffer | null>")]
+    pub fn peek_shared(&self, key: String) -> AsyncTask<SpillTask> {
+        self.task(Job::PeekShared(key))
     }
 
     /// A spilled chunk as its compressed frame, verified but not decoded and

@@ -155,6 +155,13 @@ impl SpillBuffer {
     /// `set` for a value of `element_size`-byte elements (a TypedArray's
     /// BYTES_PER_ELEMENT; 0 when unknown), which the shuffle needs to know.
     pub fn set_typed(&self, key: &str, data: Vec<u8>, element_size: u8) -> Result<()> {
+        self.set_shared(key, Arc::new(data), element_size)
+    }
+
+    /// `set_typed` of bytes shared with their maker (a frame kernel's output,
+    /// which JS holds too): stored without a copy, counted once, here. The
+    /// maker must never write to them again.
+    pub fn set_shared(&self, key: &str, data: Arc<Vec<u8>>, element_size: u8) -> Result<()> {
         let len = data.len() as u64;
         // The old chunk stays readable until the new one is stored, so a
         // reader during a straight-to-disk write never finds the key missing.
@@ -163,7 +170,6 @@ impl SpillBuffer {
             s.next_version += 1;
             (s.next_version, len > s.target_bytes && s.backoff.ready(Instant::now()) && !s.cap_reached())
         };
-        let data = Arc::new(data);
         let mut over_cap = false;
         let mut s = if straight_to_disk {
             let outcome = self.write_file(key, version, &data, element_size);

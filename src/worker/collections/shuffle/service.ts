@@ -180,10 +180,11 @@ export class ShuffleService {
    * time; returns their bytes. Missing shards (their holder lost them, or
    * they went to an owner that died) are named by their input tasks, for
    * the scheduler to run those again: all of them, before any is read.
+   * The bytes are the stored shards themselves: `take` must not write them.
    */
   async readShards(shuffle: string, output: number, markers: SplitMarker[], take: (m: SplitMarker, part: number, data: Buffer) => void): Promise<number> {
     let total = 0
-    for await (const [m, part, data] of this.#shardData(shuffle, output, markers)) {
+    for await (const [m, part, data] of this.#shardData(shuffle, output, markers, true)) {
       total += data.length
       take(m, part, data)
     }
@@ -204,15 +205,16 @@ export class ShuffleService {
     return sorted.flatMap((m) => keysOf(m).map((key, part): [SplitMarker, number, string] => [m, part, key]))
   }
 
-  /** Output `output`'s shards one at a time, in input order (a grace collect routes each before it reads the next). */
+  /** Output `output`'s shards one at a time, in input order (a grace collect routes each before it reads the next); the stored bytes, never to be written. */
   shardBytes(shuffle: string, output: number, markers: SplitMarker[]): AsyncGenerator<[SplitMarker, number, Buffer]> {
-    return this.#shardData(shuffle, output, markers)
+    return this.#shardData(shuffle, output, markers, true)
   }
 
-  async *#shardData(shuffle: string, output: number, markers: SplitMarker[]): AsyncGenerator<[SplitMarker, number, Buffer]> {
+  /** `shared`: for a reader that never writes the bytes (the frame kernels), the stored shards themselves, not copies. */
+  async *#shardData(shuffle: string, output: number, markers: SplitMarker[], shared = false): AsyncGenerator<[SplitMarker, number, Buffer]> {
     for (const [m, part, key] of this.shardKeys(shuffle, output, markers)) {
       // Peeked: a spilled shard is read once, into this task, not back into managed memory beside its items.
-      const data = await this.host.store.peek(key)
+      const data = await (shared ? this.host.store.peekShared(key) : this.host.store.peek(key))
       if (!data) throw missingShards(shuffle, output, [m.key])
       yield [m, part, data]
     }
