@@ -18,6 +18,7 @@ import { workerStart, type ClusterSettings } from './worker-settings'
 import { WorkerHandle } from '../scheduler/state'
 import type { SummaryLog } from '../base/log-summary'
 import { crashBackoff } from './restart-policy'
+import { mallocEnv } from './malloc-env'
 
 export interface NannyOptions {
   index: number
@@ -119,7 +120,7 @@ export class Nanny {
     const n = this.#incarnation++
     const name = `worker-${this.opts.index}`
     const address = `ipc://127.0.0.1/${name}.${n}`
-    const child = forkWorker(this.opts.nthreads)
+    const child = forkWorker(this.opts.nthreads, mallocEnv(this.opts.memoryLimit))
     this.#child = child
     const transport = new ChildTransport<WorkerToScheduler, SchedulerToWorker>(child)
     let handle: WorkerHandle | undefined

@@ -14,6 +14,7 @@ import { SpillWarnings } from './spill-warnings'
 import { MemoryLog } from './memory-log'
 import { freeBytes, StuckDetector } from './stuck'
 import { storeError, stuckSummary } from '../wire/stuck-error'
+import { HeapTrim } from './heap-trim'
 
 const SMALL = 2 ** 20
 /** A task's own check is skipped when the last one is this recent. */
@@ -37,6 +38,8 @@ export interface MonitorOptions {
   activity: () => { executing: number; done: number; failed: number }
   /** Where paused / resumed and unmanaged-memory lines go, at their level (default: warn). */
   log?: (level: 'warn' | 'info', message: string) => void
+  /** The timer's period: free heap is given back at most this often. */
+  monitorMs: number
 }
 
 export class MemoryMonitor {
@@ -53,6 +56,7 @@ export class MemoryMonitor {
   readonly #warnings: SpillWarnings
   readonly #log: MemoryLog
   readonly #stuck: StuckDetector
+  readonly #trim: HeapTrim
   /** Free bytes on the spill disk after the last failed write, and that write's count. */
   #freeAtFailure: number | undefined
   #failuresSeen = 0
@@ -69,6 +73,7 @@ export class MemoryMonitor {
     this.#warnings = new SpillWarnings(warn)
     this.#log = new MemoryLog(options.log ?? ((_, message) => warn(message)), memoryLimit)
     this.#stuck = new StuckDetector(options.stuckTimeoutMs)
+    this.#trim = new HeapTrim(options.monitorMs, () => this.#rss())
   }
 
   /** Seconds spent paused so far, the current pause included. */
@@ -119,8 +124,8 @@ export class MemoryMonitor {
   /** Pauses or resumes, and starts spilling, for the process memory now; returns it. */
   #react(m: SpillMetrics): number {
     this.#lastCheck = performance.now()
-    let rss = Math.max(0, process.memoryUsage.rss() - this.transientBytes)
-    if (rss > lowestOn(this.thresholds) * this.memoryLimit) rss = this.#collect(rss, m.memoryBytes)
+    let rss = this.#rss()
+    if (rss > lowestOn(this.thresholds) * this.memoryLimit) rss = this.#reclaim(rss, m.memoryBytes)
     const action = memoryAction(rss, this.memoryLimit, this.thresholds, m.memoryBytes)
     if (action.status !== this.status && this.status !== 'closing') {
       this.#timePaused(action.status)
@@ -202,10 +207,10 @@ export class MemoryMonitor {
     // With spill off, process memory never spills: the task runs, and pause and terminate still watch.
     if (bytes < SMALL || spill === false || floor === false) return
     const ceiling = spill * this.memoryLimit
-    let rss = Math.max(0, process.memoryUsage.rss() - this.transientBytes)
+    let rss = this.#rss()
     if (rss + bytes <= ceiling) return
     const m = this.buffer.metrics()
-    rss = this.#collect(rss, m.memoryBytes, true)
+    rss = this.#reclaim(rss, m.memoryBytes, true)
     if (rss + bytes <= ceiling) return
     const excess = rss + bytes - floor * this.memoryLimit
     await this.buffer.evictUntil(Math.max(0, m.memoryBytes - excess)).catch((e) => this.warn(`spill failed: ${e.message}`))
@@ -220,8 +225,11 @@ export class MemoryMonitor {
    */
   cannotStore(key: string, bytes: number): Error | undefined {
     if (bytes < SMALL) return undefined
-    const rss = process.memoryUsage.rss()
+    let rss = process.memoryUsage.rss()
     const terminate = this.thresholds.terminate * this.memoryLimit
+    if (rss + bytes <= terminate) return undefined
+    // Free heap is no reason to refuse a result.
+    rss = this.#trim.after(rss)
     if (rss + bytes <= terminate) return undefined
     const m = this.buffer.metrics()
     const free = freeBytes(this.buffer.dir)
@@ -246,7 +254,7 @@ export class MemoryMonitor {
    */
   spillRoom(bytes: number): SpillRoom | undefined {
     const ceiling = this.thresholds.pause * this.memoryLimit
-    let rss = Math.max(0, process.memoryUsage.rss() - this.transientBytes)
+    let rss = this.#rss()
     if (rss + bytes <= ceiling) return undefined
     const m = this.buffer.metrics()
     const maxSpill = this.buffer.buffer.maxSpill
@@ -255,7 +263,7 @@ export class MemoryMonitor {
     const free = freeBytes(this.buffer.dir)
     if (!m.spillCapReached && !noSpace && capLeft >= bytes && (free === undefined || free >= bytes)) return undefined
     // Collected only once the disk is known full: shards go by often, and a full collection is not cheap.
-    rss = this.#collect(rss, m.memoryBytes)
+    rss = this.#reclaim(rss, m.memoryBytes)
     if (rss + bytes <= ceiling) return undefined
     return { bytes, freeBytes: free, maxSpill, spilledBytes: m.spilledBytes.disk, spillDir: this.buffer.dir, rss, memoryLimit: this.memoryLimit, lastWriteError: m.lastWriteError }
   }
@@ -267,7 +275,21 @@ export class MemoryMonitor {
    */
   collectNow(): void {
     const rss = process.memoryUsage.rss()
-    if (rss > lowestOn(this.thresholds) * this.memoryLimit) this.#collect(rss, 0, true)
+    if (rss > lowestOn(this.thresholds) * this.memoryLimit) this.#reclaim(rss, 0, true)
+  }
+
+  /** Process memory less the reductions' short-lived buffers. */
+  #rss(): number {
+    return Math.max(0, process.memoryUsage.rss() - this.transientBytes)
+  }
+
+  /**
+   * Memory that is free but still resident, given back before it is taken
+   * for data: V8's garbage first (it frees buffers into malloc's heap), then
+   * the heap's free pages (heap-trim.ts), measuring again after each.
+   */
+  #reclaim(rss: number, managedInMemory: number, force = false): number {
+    return this.#trim.after(this.#collect(rss, managedInMemory, force))
   }
 
   /**
@@ -282,6 +304,6 @@ export class MemoryMonitor {
     if (!gc || (!force && (now - this.#lastGc < 250 || rss - managedInMemory < 0.1 * this.memoryLimit))) return rss
     this.#lastGc = now
     gc()
-    return Math.max(0, process.memoryUsage.rss() - this.transientBytes)
+    return this.#rss()
   }
 }

@@ -145,6 +145,7 @@ export class Worker {
       this.#warn,
       {
         stuckTimeoutMs: config.stuckTimeoutMs,
+        monitorMs: config.monitorMs,
         activity: () => this.#parts?.runner.counts ?? { executing: 0, done: 0, failed: 0 },
         log: (level, message) => this.transport.send({ kind: 'log', level, message }),
       },

@@ -7,6 +7,7 @@ pub mod chunk;
 pub mod codec;
 pub mod error;
 pub mod frame;
+pub mod heap;
 pub mod pool;
 pub mod shard;
 pub mod spill;

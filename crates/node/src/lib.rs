@@ -8,6 +8,7 @@ mod compressed;
 mod error;
 mod frame;
 mod frame_shuffle;
+mod heap;
 mod rechunk;
 mod shard;
 mod shared;

@@ -10,6 +10,7 @@
 import type { ChildProcess } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { forkWorker } from '../nanny'
+import { mallocEnv } from '../malloc-env'
 import { watchTerminate } from '../terminate-watch'
 import { EXIT_CONFIG, EXIT_REFUSED, EXIT_RETIRED, EXIT_UNREACHABLE, JOIN_ENV, type JoinSpec } from '../../comm/join'
 import { crashBackoff, type CrashBackoff } from '../restart-policy'
@@ -90,7 +91,7 @@ export class RemoteNanny {
         dataAddress: `tcp://${this.o.dataHost.includes(':') ? `[${this.o.dataHost}]` : this.o.dataHost}:0`,
       },
     }
-    const child = forkWorker(this.o.nthreads, { [JOIN_ENV]: JSON.stringify(spec) })
+    const child = forkWorker(this.o.nthreads, { ...mallocEnv(this.o.memoryLimit), [JOIN_ENV]: JSON.stringify(spec) })
     this.#child = child
     child.once('exit', (code, signal) => this.#onExit(code, signal))
     this.#watchMemory(child)
