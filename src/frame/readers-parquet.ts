@@ -1,6 +1,8 @@
 // Frames of Parquet files, planned on the client from their footers (one
-// native call): the schema unified across files, and each file's row groups
-// grouped into partitions of about `blocksize` bytes of the columns read.
+// native call): the schema unified across files, and the row groups grouped
+// into partitions of about `blocksize` bytes of the columns read — across
+// files too, as Dask's split_row_groups='adaptive' with aggregate_files: a
+// task per small file or small row group costs more to schedule than to read.
 // Workers read their row groups with arrow-rs's reader, skipping those whose
 // statistics rule out every row of the frame's first filter
 // (crates/core/src/frame/read_parquet.rs).
@@ -15,7 +17,7 @@ import { Frame, type FramePart } from './frame'
 export interface FrameParquetOptions {
   /** The columns to read, in this order (default: all of the first file's). */
   columns?: string[]
-  /** Bytes (uncompressed, of the columns read) per partition: consecutive row groups of one file share a partition up to this; a number or '128 MiB' (default 64 MiB). A row group is never split. */
+  /** Bytes (uncompressed, of the columns read) per partition: consecutive row groups, of one file or of several small ones, share a partition up to this; a number or '128 MiB' (default 64 MiB). A row group is never split. */
   blocksize?: number | string
 }
 
@@ -43,15 +45,28 @@ export function blocksizeOption(v: unknown, what: string): number {
   return n
 }
 
-/** Consecutive row groups of one file, a partition each once they reach `blocksize` bytes. */
-export function groupRowGroups(sizes: [number, number][], blocksize: number): number[][] {
-  const out: number[][] = []
-  let cur: number[] = []
+/** A file as a partition names it: its size and mtime key the task to the file's version. */
+type ParquetFile = { path: string; size: number; mtimeMs: number }
+type Piece = ParquetFile & { rowGroups: number[] }
+
+/**
+ * The row groups of `files` (each file's `[rows, bytes]` in `layouts`), in
+ * order, cut into partitions once the next would take one past `blocksize`
+ * bytes: a big row group is a partition of its own, small ones and small
+ * files share one. Each partition is its files' runs of row groups.
+ */
+export function groupParquet(files: ParquetFile[], layouts: [number, number][][], blocksize: number): Piece[][] {
+  const out: Piece[][] = []
+  let cur: Piece[] = []
   let bytes = 0
-  sizes.forEach(([, b], i) => {
-    if (cur.length > 0 && bytes + b > blocksize) (out.push(cur), (cur = []), (bytes = 0))
-    cur.push(i)
-    bytes += b
+  files.forEach((file, f) => {
+    layouts[f].forEach(([, b], i) => {
+      if (cur.length > 0 && bytes + b > blocksize) (out.push(cur), (cur = []), (bytes = 0))
+      const last = cur[cur.length - 1]
+      if (last?.path === file.path) last.rowGroups.push(i)
+      else cur.push({ path: file.path, size: file.size, mtimeMs: file.mtimeMs, rowGroups: [i] })
+      bytes += b
+    })
   })
   if (cur.length > 0) out.push(cur)
   return out
@@ -70,10 +85,10 @@ export function readParquet(paths: string | string[], options: FrameParquetOptio
   const blocksize = blocksizeOption(options.blocksize, what)
   const files = expandPaths(paths, what).map((path) => plannedFile(path, statFile(path, what)))
   const scan = JSON.parse(callNativeSync(() => native.frameInferParquet(files.map((f) => f.path), columns))) as { schema: FieldSpec[]; rowGroups: [number, number][][] }
-  const parts: FramePart[] = []
-  files.forEach(({ path, size, mtimeMs }, i) => {
-    for (const rowGroups of groupRowGroups(scan.rowGroups[i], blocksize)) parts.push({ source: { kind: 'parquet', path, rowGroups, size, mtimeMs }, deps: [] })
-  })
+  const parts: FramePart[] = groupParquet(files, scan.rowGroups, blocksize).map(([first, ...more]) => ({
+    source: { kind: 'parquet', path: first.path, rowGroups: first.rowGroups, size: first.size, mtimeMs: first.mtimeMs, ...(more.length > 0 ? { more } : {}) },
+    deps: [],
+  }))
   // Files with no rows still make a frame: one empty partition that knows its columns.
   if (parts.length === 0) parts.push({ source: { kind: 'parquet', path: files[0].path, rowGroups: [], size: files[0].size, mtimeMs: files[0].mtimeMs }, deps: [] })
   return new Frame('read-parquet', parts, scan.schema)

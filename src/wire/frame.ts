@@ -42,8 +42,8 @@ export type FrameSource =
   /** `exact`: [start, end) are record starts the client found (quoted values span lines), read as they are. */
   | { kind: 'csv'; path: string; start: number; end: number; size: number; mtimeMs: number; options: CsvOptionsData; exact?: true }
   | { kind: 'inputs' }
-  /** Row groups of a Parquet file (size and mtimeMs key the task to the file's version). */
-  | { kind: 'parquet'; path: string; rowGroups: number[]; size: number; mtimeMs: number }
+  /** Row groups of a Parquet file (size and mtimeMs key the task to the file's version), then those of `more` files, in order. */
+  | { kind: 'parquet'; path: string; rowGroups: number[]; size: number; mtimeMs: number; more?: { path: string; rowGroups: number[]; size: number; mtimeMs: number }[] }
   /** The lines of an NDJSON file that begin in [start, end). */
   | { kind: 'ndjson'; path: string; start: number; end: number; size: number; mtimeMs: number }
   | { kind: 'text'; path: string; start: number; end: number; size: number; mtimeMs: number; column: string; encoding: 'utf8' | 'latin1' }

@@ -102,7 +102,10 @@ pub fn split_input(partition: &serde_json::Value, input: &[&[u8]], a: &AggSplit)
         p["partial"] = serde_json::to_value(&a.agg).map_err(frame_err("writing a partition plan"))?;
         return ipc::decode(&plan::run_partition(&p.to_string(), input)?);
     }
-    let (schema, batches) = ipc::decode(&plan::run_partition(&partition.to_string(), input)?)?;
+    // The partition's batches as they are (no IPC round trip), a Parquet scan
+    // decoding only the keys and aggregated columns after its pushed filter.
+    let needed: Vec<String> = a.agg.keys.iter().cloned().chain(a.agg.aggs.iter().filter_map(|x| x.column.clone())).collect();
+    let (schema, batches) = plan::partition_batches_for(&partition.to_string(), input, Some(&needed))?;
     states_or_rows(a, &schema, batches)
 }
 

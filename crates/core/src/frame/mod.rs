@@ -29,6 +29,7 @@ mod read_compressed;
 pub mod read_ndjson;
 pub mod read_parquet;
 mod read_parquet_filter;
+pub mod read_parquet_files;
 pub mod read_text;
 pub mod shuffle;
 pub mod sort;

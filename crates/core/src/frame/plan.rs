@@ -12,6 +12,7 @@ use serde::Deserialize;
 use super::aggregate::{self, AggSpec};
 use super::expr::{self, Expr};
 use super::read::{self, CsvOptions};
+use super::read_parquet_files::{scan_files, ParquetPiece};
 use super::read_text::{self, Encoding};
 use super::whole;
 use super::wordcount::WordCount;
@@ -36,9 +37,15 @@ pub enum Source {
     Inputs,
     /// The lines that begin in [start, end) of a text file, as one utf8 column.
     Text { path: PathBuf, start: u64, end: Option<u64>, column: String, encoding: Encoding },
-    /// Some row groups of a Parquet file (read_parquet.rs).
+    /// Some row groups of a Parquet file (read_parquet.rs), then those of
+    /// `more` files, in order (small files coalesced: read_parquet_files.rs).
     #[serde(rename_all = "camelCase")]
-    Parquet { path: PathBuf, row_groups: Vec<usize> },
+    Parquet {
+        path: PathBuf,
+        row_groups: Vec<usize>,
+        #[serde(default)]
+        more: Vec<ParquetPiece>,
+    },
     /// The lines of an NDJSON file that begin in [start, end) (read_ndjson.rs).
     Ndjson { path: PathBuf, start: u64, end: Option<u64> },
 }
@@ -122,13 +129,20 @@ pub fn run_partition(plan_json: &str, input: &[&[u8]]) -> Result<Vec<u8>> {
 /// `run_partition`'s output as batches, for the shuffle's split and sample,
 /// which cut or sample them (no IPC encode and decode on the way).
 pub fn partition_batches(plan_json: &str, input: &[&[u8]]) -> Result<(SchemaRef, Vec<RecordBatch>)> {
+    partition_batches_for(plan_json, input, None)
+}
+
+/// `partition_batches` for a caller that reads only the `needed` columns of
+/// the output (a shuffle split's partial aggregation): a Parquet scan whose
+/// filter it ran decodes only those.
+pub fn partition_batches_for(plan_json: &str, input: &[&[u8]], needed: Option<&[String]>) -> Result<(SchemaRef, Vec<RecordBatch>)> {
     let plan: PartitionPlan = parse(plan_json, "frame partition plan")?;
     let declared = types::from_specs(&plan.schema)?;
     // Steps the reader already ran (a Parquet scan's pushed-down filter).
     let mut done = 0;
     let (schema, mut batches) = match &plan.source {
         Source::Csv { path, start, end, options, exact } => (declared.clone(), read::read_csv_block(path, *start, *end, *exact, &declared, options)?),
-        Source::Parquet { path, row_groups } => {
+        Source::Parquet { path, row_groups, more } => {
             // The first filter prunes row groups by their statistics and runs inside the reader.
             let filter = match plan.steps.first() {
                 Some(Step::Filter { predicate }) => Some(predicate),
@@ -137,9 +151,16 @@ pub fn partition_batches(plan_json: &str, input: &[&[u8]]) -> Result<(SchemaRef,
             // A partial aggregation right after it reads only its keys and values.
             let after = match (&plan.partial, plan.steps.len()) {
                 (Some(spec), 1) => Some(spec.keys.iter().cloned().chain(spec.aggs.iter().filter_map(|a| a.column.clone())).collect::<Vec<_>>()),
+                (None, 1) => needed.map(<[String]>::to_vec),
                 _ => None,
             };
-            let scan = super::read_parquet::scan_parquet(path, row_groups, &declared, filter, true, after.as_deref())?;
+            let scan = if more.is_empty() {
+                super::read_parquet::scan_parquet(path, row_groups, &declared, filter, true, after.as_deref())?
+            } else {
+                let first = ParquetPiece { path: path.clone(), row_groups: row_groups.clone() };
+                let pieces: Vec<&ParquetPiece> = std::iter::once(&first).chain(more.iter()).collect();
+                scan_files(&pieces, &declared, filter, after.as_deref())?
+            };
             done = usize::from(scan.filtered);
             (scan.schema, scan.batches)
         }

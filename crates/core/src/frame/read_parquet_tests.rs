@@ -157,3 +157,32 @@ fn a_pushed_down_filter_keeps_the_rows_the_filter_step_keeps_and_decodes_only_wh
     assert!(!scan.filtered);
     assert_eq!(scan.schema, schema, "every column kept for the filter step");
 }
+
+#[test]
+fn a_partition_of_several_files_reads_their_row_groups_in_order_through_one_filter() {
+    let d = tempfile::tempdir().unwrap();
+    let file = |name: &str, from: i64| {
+        let b = RecordBatch::try_from_iter(vec![
+            ("x", Arc::new(Int64Array::from_iter((from..from + 50).map(|i| (i % 9 != 0).then_some(i)))) as ArrayRef),
+            ("y", Arc::new(Float64Array::from_iter_values((from..from + 50).map(|i| i as f64 / 2.0))) as ArrayRef),
+        ])
+        .unwrap();
+        write(&d, name, &[b], Compression::ZSTD(ZstdLevel::default()), 20)
+    };
+    let (a, b) = (file("a.parquet", 0), file("b.parquet", 1000));
+    let (schema, _) = infer_parquet(&[a.clone(), b.clone()], None).unwrap();
+    let pred: Expr = serde_json::from_str(r#"{"op":"gt","left":{"op":"col","name":"x"},"right":{"op":"lit","value":30,"type":"int64"}}"#).unwrap();
+    let want: Vec<f64> = (0..50).chain(1000..1050).filter(|i| i % 9 != 0 && *i > 30 && !(20..40).contains(i)).map(|i| i as f64 / 2.0).collect();
+    use crate::frame::read_parquet_files::{scan_files, ParquetPiece};
+    // a's row groups 0 and 2 (rows 0-19, 40-49), then all of b's.
+    let pieces = [ParquetPiece { path: a.clone(), row_groups: vec![0, 2] }, ParquetPiece { path: b.clone(), row_groups: all_groups(&b) }];
+    let scan = scan_files(&pieces.iter().collect::<Vec<_>>(), &schema, Some(&pred), Some(&["y".to_string()])).unwrap();
+    assert!(scan.filtered);
+    let got: Vec<f64> = scan.batches.iter().flat_map(|b| b.column(0).as_primitive::<arrow_array::types::Float64Type>().values().to_vec()).collect();
+    assert_eq!(got, want);
+    // A file that changed since: a row group it no longer has names it.
+    let gone = [ParquetPiece { path: a, row_groups: vec![0] }, ParquetPiece { path: b.clone(), row_groups: vec![9] }];
+    let e = scan_files(&gone.iter().collect::<Vec<_>>(), &schema, None, None).err().unwrap();
+    assert_eq!(e.code(), "ERR_SPILLWAY_READ");
+    assert!(e.to_string().contains("b.parquet") && e.to_string().contains("not 10"), "{e}");
+}
