@@ -62,8 +62,12 @@ export function sniffDelimiter(path: string, quote: string): string {
   return best.delim
 }
 
-/** `names` with each repeat renamed `name_1`, `name_2`… (skipping names already taken), as DuckDB does. */
-export function uniqueNames(names: string[]): string[] {
+/** Header names with each repeat renamed `name_1`, `name_2`… (skipping names already taken) and each empty one `column<i>`, as DuckDB does. */
+export function uniqueNames(given: string[]): string[] {
+  // An empty header name (pandas' to_csv writes its index so) is named as
+  // DuckDB names it, column0 (column00 past ten columns): col('') is no name.
+  const width = String(given.length - 1).length
+  const names = given.map((name, i) => (name === '' ? `column${String(i).padStart(width, '0')}` : name))
   const taken = new Set(names)
   const seen = new Set<string>()
   return names.map((name) => {

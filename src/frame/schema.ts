@@ -85,6 +85,8 @@ export function aggregateType(a: Aggregate, fields: readonly FieldSpec[], what: 
   const t = fieldOf(a.column!, fields, what).type
   if (a.func === 'nUnique') return 'int64'
   if (a.func === 'first' || a.func === 'last') return t
-  if (!(isNumeric(t) || (t === 'bool' && a.func !== 'std' && a.func !== 'var'))) throw new ArgumentError([{ field: `${a.func}(${JSON.stringify(a.column)})`, value: t, allowed: 'a numeric column' }], what)
-  return a.func === 'mean' || a.func === 'std' || a.func === 'var' || t.startsWith('float') ? 'float64' : 'int64'
+  // Decimals (Parquet's money columns, DuckDB's computed figures) fold as float64: 15 significant digits, as Polars' and pandas' means.
+  const decimal = /^decimal(128|256)\(/.test(t)
+  if (!(isNumeric(t) || decimal || (t === 'bool' && a.func !== 'std' && a.func !== 'var'))) throw new ArgumentError([{ field: `${a.func}(${JSON.stringify(a.column)})`, value: t, allowed: 'a numeric column (integer, float or decimal, which aggregates as float64)' }], what)
+  return a.func === 'mean' || a.func === 'std' || a.func === 'var' || t.startsWith('float') || decimal ? 'float64' : 'int64'
 }

@@ -33,7 +33,7 @@ impl Moments {
         let input = if merging { a.name.clone() } else { column_of(a)?.to_string() };
         if !merging {
             let t = schema.field_with_name(&input).map_err(|_| frame_error(format!("no column {input:?} to {}", a.func)))?.data_type();
-            if !(t.is_integer() || t.is_floating()) {
+            if !(t.is_integer() || t.is_floating() || matches!(t, DataType::Decimal128(..) | DataType::Decimal256(..))) {
                 return Err(frame_error(format!("{}({input:?}) needs a numeric column; {input:?} is {t}", a.func)));
             }
         }

@@ -64,7 +64,8 @@ fn numeric_type(schema: &Schema, column: &str, func: &str) -> Result<DataType> {
     let f = schema.field_with_name(column).map_err(|_| frame_error(format!("no column {column:?} to {func}")))?;
     match f.data_type() {
         t if t.is_integer() || t == &DataType::Boolean => Ok(DataType::Int64),
-        t if t.is_floating() => Ok(DataType::Float64),
+        // Decimals fold as float64, as the client typed the result (src/frame/schema.ts aggregateType).
+        t if t.is_floating() || matches!(t, DataType::Decimal128(..) | DataType::Decimal256(..)) => Ok(DataType::Float64),
         t => Err(frame_error(format!("{func}({column:?}) needs a numeric column; {column:?} is {t}"))),
     }
 }
@@ -242,7 +243,8 @@ impl Acc {
             }
         } else {
             self.ints.resize(ngroups, 0);
-            let a = cast(input, &DataType::Int64).map_err(frame_err("reading a numeric column"))?;
+            // Checked: Arrow's safe cast makes a uint64 past int64's range a null, which the fold would skip.
+            let a = super::expr_checked::to_int64(input, &format!("the aggregate {name:?}"))?;
             let vals = a.as_primitive::<Int64Type>().values();
             for (i, &g) in groups.iter().enumerate() {
                 if g != SKIP && valid(i) {

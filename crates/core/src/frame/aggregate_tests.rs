@@ -142,3 +142,33 @@ fn an_integer_sum_past_int64_is_an_error_naming_the_aggregate_in_a_partial_and_i
     merge.update(&state).unwrap();
     assert!(merge.update(&state).unwrap_err().to_string().contains("past int64's range"));
 }
+
+#[test]
+fn a_uint64_past_int64_is_an_error_naming_the_aggregate_not_a_null_that_is_skipped() {
+    // pyarrow's uint64 columns (hashes, ids) hold values ≥ 2^63; Arrow's safe cast made them nulls and the sum 0 or null.
+    let schema = Arc::new(Schema::new(vec![Field::new("v", DataType::UInt64, true)]));
+    let b = RecordBatch::try_new(schema.clone(), vec![Arc::new(arrow_array::UInt64Array::from(vec![Some(1), None, Some(1 << 63)]))]).unwrap();
+    for func in ["sum", "min", "max"] {
+        let spec = AggSpec { keys: vec![], aggs: vec![AggExpr { name: "t".into(), func: func.into(), column: Some("v".into()) }] };
+        let err = partial(&spec, &schema, &[b.clone()]).unwrap_err().to_string();
+        assert!(err.contains("the aggregate \"t\": the uint64 value 9223372036854775808 (row 2 of the partition) does not fit int64"), "{func}: {err}");
+    }
+    // Values that fit sum exactly.
+    let small = RecordBatch::try_new(schema.clone(), vec![Arc::new(arrow_array::UInt64Array::from(vec![Some(1), None, Some(1 << 62)]))]).unwrap();
+    let spec = AggSpec { keys: vec![], aggs: vec![AggExpr { name: "t".into(), func: "sum".into(), column: Some("v".into()) }] };
+    let state = partial(&spec, &schema, &[small]).unwrap();
+    assert_eq!(state.column_by_name("t").unwrap().as_primitive::<Int64Type>().value(0), (1 << 62) + 1);
+}
+
+#[test]
+fn decimals_aggregate_as_float64() {
+    // DuckDB writes computed figures (i * 1.5) and money as DECIMAL; pyarrow decimal128(38, 10).
+    let schema = Arc::new(Schema::new(vec![Field::new("d", DataType::Decimal128(38, 10), true)]));
+    let d = arrow_array::Decimal128Array::from(vec![Some(15_000_000_000i128), None, Some(-2_500_000_000)]).with_precision_and_scale(38, 10).unwrap();
+    let b = RecordBatch::try_new(schema.clone(), vec![Arc::new(d)]).unwrap();
+    let agg = |name: &str, func: &str| AggExpr { name: name.into(), func: func.into(), column: Some("d".into()) };
+    let spec = AggSpec { keys: vec![], aggs: vec![agg("s", "sum"), agg("lo", "min"), agg("hi", "max"), agg("m", "mean")] };
+    let out = finish(&spec, &partial(&spec, &schema, &[b]).unwrap()).unwrap();
+    let f = |c: &str| out.column_by_name(c).unwrap().as_primitive::<Float64Type>().value(0);
+    assert_eq!((f("s"), f("lo"), f("hi"), f("m")), (1.25, -0.25, 1.5, 0.625));
+}

@@ -262,6 +262,9 @@ pub fn scan_parquet(path: &Path, row_groups: &[usize], schema: &SchemaRef, filte
                 if c.data_type() == f.data_type() {
                     return Ok(Arc::clone(c));
                 }
+                if let (DataType::Map(..), DataType::List(item)) = (c.data_type(), f.data_type()) {
+                    return map_as_list(c, item).map_err(|e| read_err(path, format!("column {:?} read as {}: {e}", f.name(), f.data_type())));
+                }
                 cast(c, f.data_type()).map_err(|e| read_err(path, format!("column {:?} read as {}: {e}", f.name(), f.data_type())))
             })
             .collect::<Result<Vec<_>>>()?;
@@ -270,6 +273,19 @@ pub fn scan_parquet(path: &Path, row_groups: &[usize], schema: &SchemaRef, filte
         }
     }
     Ok(Scanned { schema, batches: out, filtered })
+}
+
+/// A map column as the list of key/value structs it is stored as (arrow's
+/// cast has no such conversion); `item` is the list's item field, its
+/// struct's children nullable as frames keep them.
+fn map_as_list(c: &ArrayRef, item: &Arc<Field>) -> std::result::Result<ArrayRef, arrow_schema::ArrowError> {
+    use arrow_array::{cast::AsArray, Array, ListArray, StructArray};
+    let m = c.as_map();
+    let DataType::Struct(fields) = item.data_type() else { return Err(arrow_schema::ArrowError::CastError(format!("a map reads as a list of structs, not of {}", item.data_type()))) };
+    let e = m.entries();
+    let columns = e.columns().iter().zip(fields.iter()).map(|(a, f)| if a.data_type() == f.data_type() { Ok(Arc::clone(a)) } else { cast(a, f.data_type()) }).collect::<std::result::Result<Vec<_>, _>>()?;
+    let entries = StructArray::try_new(fields.clone(), columns, e.nulls().cloned())?;
+    Ok(Arc::new(ListArray::try_new(Arc::clone(item), m.offsets().clone(), Arc::new(entries), m.nulls().cloned())?))
 }
 
 /// `infer_parquet` as JSON for the client: `{ schema: [{ name, type, nullable }], rowGroups: [[[rows, bytes], …] per file] }`.

@@ -186,3 +186,33 @@ fn a_partition_of_several_files_reads_their_row_groups_in_order_through_one_filt
     assert_eq!(e.code(), "ERR_SPILLWAY_READ");
     assert!(e.to_string().contains("b.parquet") && e.to_string().contains("not 10"), "{e}");
 }
+
+#[test]
+fn a_map_column_reads_as_a_list_of_key_value_structs() {
+    use arrow_array::builder::{Int32Builder, MapBuilder, StringBuilder};
+    // As pyarrow's map_(string, int32) and DuckDB's MAP write it, nulls included.
+    let mut m = MapBuilder::new(None, StringBuilder::new(), Int32Builder::new());
+    for i in 0..5 {
+        if i == 2 {
+            m.append(false).unwrap();
+            continue;
+        }
+        m.keys().append_value(format!("k{i}"));
+        m.values().append_value(i);
+        m.keys().append_value("j");
+        m.values().append_null();
+        m.append(true).unwrap();
+    }
+    let b = RecordBatch::try_from_iter(vec![("m", Arc::new(m.finish()) as ArrayRef)]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(&dir, "map.parquet", &[b], Compression::SNAPPY, 100);
+    let (schema, _) = infer_parquet(std::slice::from_ref(&p), None).unwrap();
+    assert_eq!(crate::frame::types::type_name(schema.field(0).data_type()).unwrap(), r#"list<struct<"key": utf8, "value": int32>>"#);
+    let got = read_parquet(&p, &all_groups(&p), &schema, None).unwrap();
+    let l = got[0].column(0).as_list::<i32>();
+    assert_eq!((l.len(), l.null_count(), l.value_length(0), l.value_length(3)), (5, 1, 2, 2));
+    let s = l.value(3);
+    let s = s.as_struct();
+    assert_eq!((s.column(0).as_string::<i32>().value(0), s.column(1).as_primitive::<arrow_array::types::Int32Type>().value(0)), ("k3", 3));
+    assert!(s.column(1).is_null(1));
+}

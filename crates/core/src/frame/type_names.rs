@@ -64,8 +64,10 @@ pub fn normalized(t: &DataType) -> Result<DataType> {
         DataType::Struct(fs) => DataType::Struct(fs.iter().map(item).collect::<Result<Fields>>()?),
         DataType::Decimal32(p, s) | DataType::Decimal64(p, s) => DataType::Decimal128(*p, *s),
         DataType::Timestamp(u, Some(tz)) if tz.is_empty() => DataType::Timestamp(*u, None),
-        DataType::Map(..) | DataType::Union(..) | DataType::RunEndEncoded(..) | DataType::Interval(_) | DataType::Duration(_) => {
-            return Err(frame_error(format!("frames do not handle Arrow type {t} yet")));
+        // A map is a list of key/value structs (as Parquet stores it), which the kernels and apache-arrow handle.
+        DataType::Map(f, _) => DataType::List(Arc::new(Field::new("item", normalized(f.data_type())?, true))),
+        DataType::Union(..) | DataType::RunEndEncoded(..) | DataType::Interval(_) | DataType::Duration(_) => {
+            return Err(frame_error(format!("its type is Arrow's {t}, which frames do not read yet; they read integers, floats, bool, utf8, binary, date, time, timestamp, decimal, list, struct and map (as a list of key/value structs). Leave the column out with `columns`, or convert it where the file is written (DuckDB: epoch(col) or col::VARCHAR; pyarrow: cast to int64 or string)")));
         }
         t => {
             // Every other type must have a name to cross to JS.
