@@ -74,8 +74,12 @@ fn projected_rows(spec: &AggSpec, schema: &Schema, batches: &[RecordBatch]) -> R
     Ok((tagged, out))
 }
 
+/// A split's batches to cut, and with states, each state row's key hash (`row_hash`, kept from the
+/// partial aggregation's probe of the table, so the outputs are cut without hashing the keys again).
+pub type SplitBatches = (SchemaRef, Vec<RecordBatch>, Option<Vec<u64>>);
+
 /// A partition's partial states, or its rows where a sample shows the keys barely repeat.
-pub fn states_or_rows(a: &AggSplit, schema: &SchemaRef, batches: Vec<RecordBatch>) -> Result<(SchemaRef, Vec<RecordBatch>)> {
+pub fn states_or_rows(a: &AggSplit, schema: &SchemaRef, batches: Vec<RecordBatch>) -> Result<SplitBatches> {
     let mut agg = Aggregator::partial(&a.agg, schema)?;
     let (mut rows, mut probed) = (0, false);
     for b in &batches {
@@ -85,22 +89,25 @@ pub fn states_or_rows(a: &AggSplit, schema: &SchemaRef, batches: Vec<RecordBatch
             probed = true;
             if skips_partial(agg.groups(), rows, a.skip_ratio) {
                 drop(agg);
-                return projected_rows(&a.agg, schema, &batches);
+                let (schema, rows) = projected_rows(&a.agg, schema, &batches)?;
+                return Ok((schema, rows, None));
             }
         }
     }
+    let hashes = agg.key_hashes().map(<[u64]>::to_vec);
     let state = agg.finish()?;
-    Ok((state.schema(), vec![state]))
+    Ok((state.schema(), vec![state], hashes))
 }
 
 /// A split's batches to cut by key hash: its partition run, then aggregated (or not, see `states_or_rows`).
-pub fn split_input(partition: &serde_json::Value, input: &[&[u8]], a: &AggSplit) -> Result<(SchemaRef, Vec<RecordBatch>)> {
+pub fn split_input(partition: &serde_json::Value, input: &[&[u8]], a: &AggSplit) -> Result<SplitBatches> {
     let parsed: PartitionPlan = serde_json::from_value(partition.clone()).map_err(|e| frame_error(format!("a frame partition plan that is not one: {e}")))?;
     // A word count has its own fused partial aggregation: its states always.
     if WordCount::of(&parsed.steps, Some(&a.agg)).is_some() {
         let mut p = partition.clone();
         p["partial"] = serde_json::to_value(&a.agg).map_err(frame_err("writing a partition plan"))?;
-        return ipc::decode(&plan::run_partition(&p.to_string(), input)?);
+        let (schema, states) = ipc::decode(&plan::run_partition(&p.to_string(), input)?)?;
+        return Ok((schema, states, None));
     }
     // The partition's batches as they are (no IPC round trip), a Parquet scan
     // decoding only the keys and aggregated columns after its pushed filter.

@@ -1,4 +1,5 @@
 use super::*;
+use crate::frame::partition::{hash_outputs, output_of};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int64Type};
 use arrow_array::{Array, Float64Array, Int64Array, StringArray};
@@ -20,7 +21,7 @@ fn split(probe_rows: usize) -> AggSplit {
     .unwrap()
 }
 
-fn ipc_of((schema, batches): (SchemaRef, Vec<RecordBatch>)) -> Vec<u8> {
+fn ipc_of((schema, batches, _): SplitBatches) -> Vec<u8> {
     ipc::encode(&schema, &batches).unwrap()
 }
 
@@ -31,18 +32,20 @@ fn the_skip_decision_is_groups_per_row_above_the_ratio() {
     assert!(!skips_partial(0, 0, 0.8));
     // Keys that never repeat: rows, tagged, only the keys and aggregated columns (each once).
     let distinct = batch((0..6).map(Some).collect(), vec![Some("a"); 6], vec![Some(1.0); 6]);
-    let (s, b) = states_or_rows(&split(4), &schema(), vec![distinct.clone()]).unwrap();
-    assert!(is_rows(&s));
+    let (s, b, h) = states_or_rows(&split(4), &schema(), vec![distinct.clone()]).unwrap();
+    assert!(is_rows(&s) && h.is_none());
     assert_eq!(s.fields().iter().map(|f| f.name().as_str()).collect::<Vec<_>>(), ["k", "x", "s"]);
     assert_eq!(b[0].num_rows(), 6);
     // The same rows under the probe: states, whatever the ratio.
-    let (s, b) = states_or_rows(&split(100), &schema(), vec![distinct]).unwrap();
+    let (s, b, _) = states_or_rows(&split(100), &schema(), vec![distinct]).unwrap();
     assert!(!is_rows(&s) && b[0].num_rows() == 6 && s.field_with_name("m__sum").is_ok());
     // Keys that repeat: states.
     let few = batch(vec![Some(1), Some(1), Some(2), Some(1), Some(2), Some(2)], vec![Some("a"); 6], vec![Some(1.0); 6]);
-    let (s, b) = states_or_rows(&split(4), &schema(), vec![few]).unwrap();
+    let (s, b, h) = states_or_rows(&split(4), &schema(), vec![few]).unwrap();
     assert!(!is_rows(&s));
     assert_eq!(b[0].num_rows(), 2);
+    // The states carry the hashes their groups were probed with: those the split would get hashing the state's keys.
+    assert_eq!(h.map(|h| h.iter().map(|&h| output_of(h, 7)).collect::<Vec<_>>()), Some(hash_outputs(&[Arc::clone(b[0].column(0))], 7).unwrap()));
 }
 
 #[test]

@@ -14,13 +14,11 @@ use arrow_buffer::NullBuffer;
 use arrow_cast::cast;
 use arrow_row::{RowConverter, Rows, SortField};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
-use std::hash::BuildHasher;
 
 use hashbrown::HashTable;
-use rustc_hash::FxBuildHasher;
 use serde::{Deserialize, Serialize};
-use twox_hash::XxHash3_64;
 
+use super::partition::{output_of, row_hash, table_hash};
 use super::{agg_extra, frame_err, frame_error};
 use crate::Result;
 
@@ -39,8 +37,6 @@ pub struct AggSpec {
     pub aggs: Vec<AggExpr>,
 }
 
-/// The seed of the hash that picks an output partition: fixed, so every worker agrees.
-pub(crate) const SPLIT_SEED: u64 = 0x5eed_f4a3_e5;
 const SKIP: u32 = u32::MAX;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -156,18 +152,17 @@ impl Groups {
         let mut out = Vec::with_capacity(rows.num_rows());
         for row in rows.iter() {
             let bytes = row.as_ref();
-            if let Some((n, i)) = split {
-                if XxHash3_64::oneshot_with_seed(SPLIT_SEED, bytes) % n != i {
-                    out.push(SKIP);
-                    continue;
-                }
+            // The key bytes hashed once: the split, the stored hash that cuts the outputs, and the table all read it (partition.rs).
+            let h = row_hash(bytes);
+            if split.is_some_and(|(n, i)| output_of(h, n) as u64 != i) {
+                out.push(SKIP);
+                continue;
             }
-            let h = FxBuildHasher.hash_one(bytes);
-            let id = match table.find(h, |&id| seen.row(id as usize).as_ref() == bytes) {
+            let id = match table.find(table_hash(h), |&id| seen.row(id as usize).as_ref() == bytes) {
                 Some(&id) => id,
                 None => {
                     let id = hashes.len() as u32;
-                    table.insert_unique(h, id, |&id| hashes[id as usize]);
+                    table.insert_unique(table_hash(h), id, |&id| table_hash(hashes[id as usize]));
                     hashes.push(h);
                     seen.push(row);
                     id
@@ -322,6 +317,11 @@ impl Aggregator {
     /// Groups seen so far.
     pub fn groups(&self) -> usize {
         self.groups.len()
+    }
+
+    /// Each group's key hash (`row_hash`) by group id, the order `finish` gives the groups in; None with no keys.
+    pub fn key_hashes(&self) -> Option<&[u64]> {
+        self.groups.converter.as_ref().map(|_| self.groups.hashes.as_slice())
     }
 
     pub fn update(&mut self, b: &RecordBatch) -> Result<()> {

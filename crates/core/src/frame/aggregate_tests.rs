@@ -104,6 +104,21 @@ fn partials_merged_equal_one_aggregation_and_the_reference() {
 }
 
 #[test]
+fn each_group_keeps_the_one_row_hash_its_keys_are_cut_by() {
+    use crate::frame::partition::key_rows;
+    let sp = spec(&["k", "g"]);
+    let parts = random_batches(5, 3, 300);
+    let mut agg = Aggregator::partial(&sp, &parts[0].schema()).unwrap();
+    parts.iter().for_each(|b| agg.update(b).unwrap());
+    let stored = agg.key_hashes().unwrap().to_vec();
+    let state = agg.finish().unwrap();
+    // Keys of two types with nulls: the state's keys, hashed afresh, give the stored hash of each group, in order.
+    let rows = key_rows(&[DataType::Utf8, DataType::Int32], &state.columns()[..2]).unwrap();
+    assert_eq!(rows.iter().map(|r| row_hash(r.as_ref())).collect::<Vec<_>>(), stored);
+    assert!(stored.len() > 10 && Aggregator::partial(&spec(&[]), &parts[0].schema()).unwrap().key_hashes().is_none());
+}
+
+#[test]
 fn an_empty_partition_gives_an_empty_state_of_the_right_schema() {
     let sp = spec(&["k"]);
     let schema = random_batches(3, 1, 1)[0].schema();

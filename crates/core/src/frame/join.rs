@@ -15,7 +15,7 @@ use arrow_select::take::take;
 use hashbrown::HashTable;
 use serde::Deserialize;
 
-use super::partition::{columns, key_rows, row_hash};
+use super::partition::{columns, key_rows, row_hash, table_hash};
 use super::{frame_err, frame_error};
 use crate::Result;
 
@@ -76,7 +76,7 @@ impl Built {
     /// The group of the key row `bytes`, if that key has rows.
     #[inline]
     pub(crate) fn group(&self, bytes: arrow_row::Row<'_>) -> Option<u32> {
-        self.table.find(row_hash(bytes.as_ref()), |&g| self.rows.row(self.heads[g as usize] as usize) == bytes).copied()
+        self.table.find(table_hash(row_hash(bytes.as_ref())), |&g| self.rows.row(self.heads[g as usize] as usize) == bytes).copied()
     }
 }
 
@@ -110,7 +110,8 @@ pub(crate) fn build_keys(types: Vec<DataType>, rk: &[ArrayRef], nr: usize) -> Re
             continue;
         }
         let bytes = rows.row(j);
-        let h = row_hash(bytes.as_ref());
+        // Remixed: this side reached the collect as one output's rows (or one grace bucket's), whose raw hashes share bits.
+        let h = table_hash(row_hash(bytes.as_ref()));
         match table.find(h, |&g| rows.row(heads[g as usize] as usize) == bytes) {
             Some(&g) => {
                 next[tails[g as usize] as usize] = j as u32;

@@ -1,8 +1,18 @@
 //! Which output partition each row of a shuffled frame goes to, and the
-//! rows cut by output. Keys are arrow-row bytes: a hash of them (XXH3 with
-//! the seed the groupBy's splitOut uses, so a frame hash-partitioned by its
-//! keys and a groupBy's outputs agree) for a hash shuffle, their byte order
-//! (which is the sort order the options ask for) for a range shuffle.
+//! rows cut by output. Keys are arrow-row bytes: a hash of them for a hash
+//! shuffle, their byte order (which is the sort order the options ask for)
+//! for a range shuffle.
+//!
+//! One hash per row: a stage hashes each row's key bytes once, with XXH3 and
+//! a seed fixed across workers (so every worker, and a groupBy's splitOut,
+//! sends a key to the same output), and every use reads that one hash by
+//! different bits: the output is `hash % n` (the low bits when n is a power
+//! of two), a grace bucket the top bits (grace.rs `bucket_of`), and a hash
+//! table `table_hash(hash)`, a bijective remix. The remix is what keeps
+//! partitions from crowding a table: all of output p's rows share their
+//! hash's low bits, and a grace bucket's its top ones, while hashbrown picks
+//! the slot by the low bits and the tag by the top 7; fed the raw hash, a
+//! table in one output of 64 would start every probe in 1/64 of its slots.
 
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_row::{RowConverter, Rows, SortField};
@@ -10,7 +20,6 @@ use arrow_schema::{DataType, SortOptions};
 use serde::Deserialize;
 use twox_hash::XxHash3_64;
 
-pub(crate) use super::aggregate::SPLIT_SEED;
 use super::{frame_err, frame_error};
 use crate::Result;
 
@@ -44,17 +53,40 @@ pub fn key_rows(types: &[DataType], keys: &[ArrayRef]) -> Result<Rows> {
     conv.convert_columns(keys).map_err(frame_err("keying rows"))
 }
 
+/// The seed of the row hash: fixed, so every worker agrees on a key's output.
+pub(crate) const SPLIT_SEED: u64 = 0x5eed_f4a3_e5;
+
 /// The fixed-seed hash of one key row: the same on every worker.
 #[inline]
 pub fn row_hash(bytes: &[u8]) -> u64 {
     XxHash3_64::oneshot_with_seed(SPLIT_SEED, bytes)
 }
 
+/// A row hash's output among `n`.
+#[inline]
+pub fn output_of(hash: u64, n: u64) -> u32 {
+    (hash % n) as u32
+}
+
+/// A row hash as a hash table takes it: MurmurHash3's 64-bit finalizer, a
+/// bijection (no two keys' hashes collide that did not already) whose every
+/// bit depends on every bit in, so the bits an output or a grace bucket fixed
+/// are spread again over the table's slots and tags.
+#[inline]
+pub fn table_hash(hash: u64) -> u64 {
+    let mut h = hash;
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
+
 /// Each row's output among `n` by the hash of its keys.
 pub fn hash_outputs(keys: &[ArrayRef], n: u64) -> Result<Vec<u32>> {
     let types: Vec<DataType> = keys.iter().map(|a| a.data_type().clone()).collect();
     let rows = key_rows(&types, keys)?;
-    Ok(rows.iter().map(|r| (row_hash(r.as_ref()) % n) as u32).collect())
+    Ok(rows.iter().map(|r| output_of(row_hash(r.as_ref()), n)).collect())
 }
 
 /// A converter whose row bytes sort as `sort` asks (descending, nulls last per key).

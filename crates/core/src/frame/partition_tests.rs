@@ -21,6 +21,34 @@ fn hash_outputs_agree_across_batches_and_with_the_group_by_split() {
     assert_eq!((XxHash3_64::oneshot_with_seed(SPLIT_SEED, rows.row(1).as_ref()) % 7) as u32, out[1]);
 }
 
+/// Distinct values of `f` over `hashes`.
+fn distinct(hashes: &[u64], f: impl Fn(u64) -> u64) -> usize {
+    hashes.iter().map(|&h| f(h)).collect::<std::collections::HashSet<_>>().len()
+}
+
+#[test]
+fn one_outputs_or_one_grace_buckets_rows_spread_over_the_table_slots_and_tags() {
+    let k: ArrayRef = Arc::new(Int64Array::from((0..200_000).collect::<Vec<i64>>()));
+    let rows = key_rows(&[DataType::Int64], &[k]).unwrap();
+    let hashes: Vec<u64> = rows.iter().map(|r| row_hash(r.as_ref())).collect();
+    // hashbrown's slot: the low bits (here of a table of 1024 slots); its tag: the top 7.
+    let (slot, tag) = (|h: u64| h & 1023, |h: u64| h >> 57);
+    for n in [8u64, 64] {
+        // The rows one collect gets: all share their hash's low bits. Fed the raw hash, a table would use 1024 / n of its slots.
+        let mine: Vec<u64> = hashes.iter().copied().filter(|&h| output_of(h, n) == 3).collect();
+        assert!(distinct(&mine, slot) <= (1024 / n) as usize);
+        assert!(distinct(&mine, |h| slot(table_hash(h))) > 512, "n {n}: {} slots", distinct(&mine, |h| slot(table_hash(h))));
+        assert!(distinct(&mine, |h| tag(table_hash(h))) >= 120);
+    }
+    // A grace bucket of 2^7 (its top 7 bits): one tag for every row fed raw; remixed, all 128.
+    let bucket: Vec<u64> = hashes.iter().copied().filter(|&h| crate::frame::grace::bucket_of(h, 7, 0) == 5).collect();
+    assert_eq!(distinct(&bucket, tag), 1);
+    assert!(distinct(&bucket, |h| tag(table_hash(h))) >= 120);
+    assert!(distinct(&bucket, |h| slot(table_hash(h))) > 512);
+    // A bijection: no two hashes of these keys become one.
+    assert_eq!(distinct(&hashes, table_hash), hashes.len());
+}
+
 #[test]
 fn range_outputs_put_ties_after_their_boundary_in_every_order() {
     let k: ArrayRef = Arc::new(Int64Array::from(vec![Some(5), None, Some(1), Some(3), Some(9), Some(3)]));

@@ -124,9 +124,9 @@ pub fn run_split(plan_json: &str, input: &[&[u8]]) -> Result<Vec<u8>> {
         }
         By::Hash { .. } => (input, None),
     };
-    let (schema, batches) = match &plan.agg {
+    let (schema, batches, hashes) = match &plan.agg {
         Some(a) => agg_shuffle::split_input(&plan.partition, input, a)?,
-        None => partition(&plan.partition, input)?,
+        None => partition(&plan.partition, input).map(|(s, b)| (s, b, None))?,
     };
     // The boundaries' key columns, once; none (a frame with no rows sampled) sends every row to output 0.
     let bounds = match (&plan.by, boundaries) {
@@ -140,12 +140,18 @@ pub fn run_split(plan_json: &str, input: &[&[u8]]) -> Result<Vec<u8>> {
     if batches.is_empty() {
         return Ok(layout(Vec::new()));
     }
+    // States cut by the hashes their groups were probed with; these are the hashes of the shuffle's keys only where those are the groupBy's.
+    let stored = match (&plan.by, &plan.agg, hashes, batches.as_slice()) {
+        (By::Hash { keys }, Some(a), Some(h), [one]) if *keys == a.agg.keys && h.len() == one.num_rows() => Some(h),
+        _ => None,
+    };
     let mut outputs = Vec::with_capacity(batches.len());
     for b in &batches {
-        outputs.push(match (&plan.by, &bounds) {
-            (By::Hash { keys }, _) => partition::hash_outputs(&columns(b, keys, "shuffle key")?, n)?,
-            (By::Range { keys }, Some(bounds)) => partition::range_outputs(&columns(b, &key_names(keys), "sortBy")?, keys, bounds)?,
-            (By::Range { .. }, None) => vec![0; b.num_rows()],
+        outputs.push(match (&plan.by, &bounds, &stored) {
+            (_, _, Some(h)) => h.iter().map(|&h| partition::output_of(h, n)).collect(),
+            (By::Hash { keys }, _, None) => partition::hash_outputs(&columns(b, keys, "shuffle key")?, n)?,
+            (By::Range { keys }, Some(bounds), None) => partition::range_outputs(&columns(b, &key_names(keys), "sortBy")?, keys, bounds)?,
+            (By::Range { .. }, None, None) => vec![0; b.num_rows()],
         });
     }
     let (grouped, counts) = partition::group_rows(&batches, &outputs, n as usize)?;
