@@ -33,6 +33,7 @@ pub mod read_parquet_files;
 pub mod read_text;
 pub mod shuffle;
 pub mod sort;
+mod sort_keys;
 pub mod type_names;
 mod whole;
 mod wordcount;

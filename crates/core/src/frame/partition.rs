@@ -99,6 +99,14 @@ pub fn sort_converter(types: &[DataType], sort: &[SortKey]) -> Result<RowConvert
 /// columns in `sort`'s order) at or before it, so ties of a boundary all go
 /// to the output after it.
 pub fn range_outputs(keys: &[ArrayRef], sort: &[SortKey], boundaries: &[ArrayRef]) -> Result<Vec<u32>> {
+    if let Some(out) = super::sort_keys::range_outputs(keys, sort, boundaries) {
+        return Ok(out);
+    }
+    range_outputs_by_rows(keys, sort, boundaries)
+}
+
+/// range_outputs over arrow-row bytes: any key types.
+pub(crate) fn range_outputs_by_rows(keys: &[ArrayRef], sort: &[SortKey], boundaries: &[ArrayRef]) -> Result<Vec<u32>> {
     let types: Vec<DataType> = keys.iter().map(|a| a.data_type().clone()).collect();
     let conv = sort_converter(&types, sort)?;
     let bounds = conv.convert_columns(boundaries).map_err(frame_err("reading sort boundaries"))?;

@@ -10,7 +10,10 @@ use arrow_schema::{DataType, Schema, SchemaRef};
 use arrow_select::concat::concat_batches;
 use arrow_select::take::{take, take_record_batch};
 
+use arrow_select::interleave::interleave_record_batch;
+
 use super::partition::{columns, sort_converter, SortKey};
+use super::sort_keys;
 use super::{frame_err, frame_error};
 use crate::Result;
 
@@ -18,8 +21,8 @@ fn names(sort: &[SortKey]) -> Vec<String> {
     sort.iter().map(|k| k.name.clone()).collect()
 }
 
-/// Row indices of `b` in sorted order (stable).
-fn order(b: &RecordBatch, sort: &[SortKey]) -> Result<Vec<u32>> {
+/// Row indices of `b` in sorted order (stable): the general path, for any key types.
+pub(crate) fn order(b: &RecordBatch, sort: &[SortKey]) -> Result<Vec<u32>> {
     let keys = columns(b, &names(sort), "sortBy")?;
     let types: Vec<DataType> = keys.iter().map(|a| a.data_type().clone()).collect();
     let rows = sort_converter(&types, sort)?.convert_columns(&keys).map_err(frame_err("ordering rows"))?;
@@ -34,9 +37,29 @@ pub fn sort_batches(schema: &SchemaRef, batches: &[RecordBatch], sort: &[SortKey
     if sort.is_empty() {
         return Err(frame_error("sortBy needs at least one key"));
     }
+    let types = match batches.first() {
+        Some(b) => columns(b, &names(sort), "sortBy")?.iter().map(|a| a.data_type().clone()).collect(),
+        None => Vec::new(),
+    };
+    if let Some(pos) = sort_keys::sorted_positions(batches, sort, &types)? {
+        return gather_rows(schema, batches, &pos);
+    }
     let all = concat_batches(schema, batches).map_err(frame_err("gathering rows to sort"))?;
     let idx = order(&all, sort)?;
     take_record_batch(&all, &UInt32Array::from(idx)).map_err(frame_err("sorting rows"))
+}
+
+/// The rows at `pos` (batch, row) as one batch of `schema`: no concatenated copy of the inputs first.
+fn gather_rows(schema: &SchemaRef, batches: &[RecordBatch], pos: &[(usize, usize)]) -> Result<RecordBatch> {
+    let cols = match batches {
+        [] => return Ok(RecordBatch::new_empty(schema.clone())),
+        [one] => take_record_batch(one, &UInt32Array::from_iter_values(pos.iter().map(|&(_, r)| r as u32))).map_err(frame_err("sorting rows"))?,
+        _ => interleave_record_batch(&batches.iter().collect::<Vec<_>>(), pos).map_err(frame_err("sorting rows"))?,
+    }
+    .columns()
+    .to_vec();
+    let opts = arrow_array::RecordBatchOptions::new().with_row_count(Some(pos.len()));
+    RecordBatch::try_new_with_options(schema.clone(), cols, &opts).map_err(frame_err("sorting rows"))
 }
 
 /// Up to `per` rows' keys, evenly spaced over the batches: a partition's sample.
