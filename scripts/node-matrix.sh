@@ -18,10 +18,11 @@ cache="${SPILLWAY_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/spillway}/node"
 # is this machine's own line, so its run is the full suite's.
 versions=("$@")
 [ ${#versions[@]} -gt 0 ] || versions=(22.23.5 24.22.3 26.12.1)
-# The demo, futures (with TypeScript task modules), bags, the shuffle and
-# many nodes: what a Node upgrade can break (module loading, child
-# processes, sockets, fs.glob, timers).
-tests=${SPILLWAY_MATRIX_TESTS:-"__test__/cli-demo.spec.ts __test__/futures.spec.ts __test__/typescript.spec.ts __test__/bag.spec.ts __test__/shuffle.spec.ts __test__/remote.spec.ts"}
+# The demo, futures (with TypeScript task modules), bags, the shuffle, many
+# nodes and frame values handed to JS as external Buffers: what a Node
+# upgrade can break (module loading, child processes, sockets, fs.glob,
+# timers, external backing stores).
+tests=${SPILLWAY_MATRIX_TESTS:-"__test__/cli-demo.spec.ts __test__/futures.spec.ts __test__/typescript.spec.ts __test__/bag.spec.ts __test__/shuffle.spec.ts __test__/remote.spec.ts __test__/frame-zero-copy.spec.ts"}
 failed=0
 for v in "${versions[@]}"; do
   dir="$cache/$v"
