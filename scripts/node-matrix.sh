@@ -36,7 +36,7 @@ for v in "${versions[@]}"; do
   fi
   echo "== node $v"
   # shellcheck disable=SC2086
-  if (cd "$root" && PATH="$dir/package/bin:$PATH" node node_modules/ava/entrypoints/cli.mjs $tests); then
+  if (cd "$root" && SPILLWAY_TEST_LANE="node-$v" PATH="$dir/package/bin:$PATH" node node_modules/ava/entrypoints/cli.mjs $tests); then
     echo "node $v: ok"
   else
     echo "node $v: failed"

@@ -27,8 +27,8 @@ export async function parentDied(waitMs = REPARENT_WAIT_MS): Promise<boolean> {
 }
 
 /** Removes `spillDir` (the whole cluster's, as setupClient made it) when the parent that made it died. */
-export async function removeIfOrphaned(spillDir: string | undefined): Promise<void> {
-  if (!spillDir || !isClusterSpillDir(spillDir) || !(await parentDied())) return
+export async function removeIfOrphaned(spillDir: string | undefined, waitMs?: number): Promise<void> {
+  if (!spillDir || !isClusterSpillDir(spillDir) || !(await parentDied(waitMs))) return
   try {
     // Every worker of the cluster does this at once: force and retries make the races harmless.
     rmSync(spillDir, { recursive: true, force: true, maxRetries: 3 })

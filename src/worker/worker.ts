@@ -59,12 +59,16 @@ export class Worker {
   readonly #transfer: TransferCounts = { incomingBytes: 0, incomingCount: 0, outgoingBytes: 0, outgoingCount: 0 }
 
   #exitCode = 0
+  #closeAsked = false
   readonly #calls: SchedulerCalls
 
   constructor(private readonly transport: Transport<SchedulerToWorker, WorkerToScheduler>) {
     // Only a channel to a parent process can be orphaned; a joined worker's scheduler is elsewhere.
+    // A channel closed after the parent's own 'close' request comes from a
+    // parent alive and cleaning up: one look, not a second of polling for a
+    // re-parenting (a second per cluster closed, in every test and script).
     const orphanable = transport instanceof ParentTransport
-    transport.onClose(() => void (orphanable ? removeIfOrphaned(this.#parts?.config.spillDir) : Promise.resolve()).finally(() => process.exit(this.#exitCode)))
+    transport.onClose(() => void (orphanable ? removeIfOrphaned(this.#parts?.config.spillDir, this.#closeAsked ? 0 : undefined) : Promise.resolve()).finally(() => process.exit(this.#exitCode)))
     this.#calls = new SchedulerCalls(transport)
     // Its nanny's word that its lifetime is up: the scheduler moves its values elsewhere, then closes it.
     process.on('SIGUSR2', () => transport.send({ kind: 'retire', reason: 'its lifetime is up' }))
@@ -225,6 +229,7 @@ export class Worker {
       case 'call':
         return p.runner.callOutside(req.func, req.args)
       case 'close': {
+        this.#closeAsked = true
         p.monitor.status = 'closing'
         if (req.retired) this.#exitCode = EXIT_RETIRED
         for (const t of this.#timers) clearInterval(t)

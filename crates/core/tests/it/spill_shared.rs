@@ -2,12 +2,11 @@
 //! too) go into the SpillBuffer without a copy, are counted once, and come
 //! back exactly after a spill and a reload.
 
-mod common;
 
 use std::sync::Arc;
 
-use common::random_bytes;
-use common::spill::buffer;
+use crate::common::random_bytes;
+use crate::common::spill::buffer;
 use spillway_core::spill::StoredBytes;
 
 #[test]

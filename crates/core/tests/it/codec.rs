@@ -2,9 +2,8 @@
 //! data is stored raw, levels and names are checked. Damaged frames are in
 //! frame_rejection.rs.
 
-mod common;
 
-use common::*;
+use crate::common::*;
 use spillway_core::codec::{self, decode, encode, encode_if_smaller, encode_to_vec, Codec, HEADER_LEN};
 use spillway_core::Error;
 

@@ -1,7 +1,6 @@
 //! Property tests of the frame decoder: whatever bytes it is handed, it
 //! never panics, and it never returns data other than what was encoded.
 
-mod common;
 
 use proptest::prelude::*;
 use spillway_core::codec::{decode, encode_filtered, Codec, Filter, FrameHeader, HEADER_LEN};
@@ -40,7 +39,7 @@ fn data() -> impl Strategy<Value = Vec<u8>> {
         proptest::collection::vec(any::<u8>(), 0..3000),
         proptest::collection::vec(0u8..4, 0..3000),
         (any::<u8>(), 0usize..20_000).prop_map(|(b, n)| vec![b; n]),
-        (1usize..64, 0usize..40).prop_map(|(n, r)| common::text(n).repeat(r)),
+        (1usize..64, 0usize..40).prop_map(|(n, r)| crate::common::text(n).repeat(r)),
     ]
 }
 

@@ -1,12 +1,11 @@
 //! Every damaged frame is refused with CorruptFrame rather than decoded into
 //! wrong bytes or a huge allocation.
 
-mod common;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use common::*;
+use crate::common::*;
 use spillway_core::codec::{decode, encode, encode_filtered, Codec, Filter, FrameHeader, HEADER_LEN};
 use spillway_core::Error;
 use xxhash_rust::xxh3::Xxh3;

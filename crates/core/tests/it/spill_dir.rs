@@ -2,13 +2,12 @@
 //! is followed, a second store is refused, and closing removes only the
 //! store's own files.
 
-mod common;
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 
-use common::random_bytes;
-use common::spill::{buffer, config, files};
+use crate::common::random_bytes;
+use crate::common::spill::{buffer, config, files};
 use spillway_core::codec::Codec;
 use spillway_core::spill::SpillBuffer;
 use spillway_core::Error;

@@ -2,14 +2,13 @@
 //! its verified on-disk frame, never decoded and never brought back into
 //! memory; anything else must not be mistaken for a frame.
 
-mod common;
 
 use std::fs;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use common::spill::{buffer, config, files};
-use common::{random_bytes, settings, small_ints, text};
+use crate::common::spill::{buffer, config, files};
+use crate::common::{random_bytes, settings, small_ints, text};
 use spillway_core::codec::{decode, Codec, FrameHeader};
 use spillway_core::spill::{SpillBuffer, StoredBytes};
 use spillway_core::Error;

@@ -2,11 +2,10 @@
 //! the mean of 4·10⁸ uniforms is right to 1e-9, and every kernel level
 //! reduces identically.
 
-mod common;
 
 use spillway_core::chunk::{partial, random_chunk, Dtype, Generator, Op, Partial};
 use spillway_core::Error;
-use common::reduce::*;
+use crate::common::reduce::*;
 
 /// Splits `n` values into pieces of random sizes, some of them empty.
 fn cut_points(seed: u64, n: usize) -> Vec<usize> {
@@ -179,7 +178,7 @@ fn ragged_data_and_bad_names_are_rejected() {
 
 #[test]
 fn reductions_are_pinned() {
-    common::report_simd_level();
+    crate::common::report_simd_level();
     // Bit patterns of whole partials over data with remainders after the
     // vector lanes; any change of lanes or kernels shows up here.
     let mut text = String::new();
@@ -211,6 +210,6 @@ const PINNED_PARTIALS: u64 = 14605357657738107967;
 #[test]
 fn every_kernel_level_reduces_identically() {
     if std::env::var_os("SPILLWAY_CHILD_TEST").is_none() {
-        common::run_at_every_simd_level("reductions_are_pinned");
+        crate::common::run_at_every_simd_level("reduce_grouping::reductions_are_pinned");
     }
 }

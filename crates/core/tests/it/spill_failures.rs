@@ -2,15 +2,14 @@
 //! memory, damaged files are errors rather than wrong data, close removes
 //! everything, and concurrent users never see wrong bytes.
 
-mod common;
 
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use common::{random_bytes, small_ints};
-use common::spill::{assert_consistent, buffer, files};
+use crate::common::{random_bytes, small_ints};
+use crate::common::spill::{assert_consistent, buffer, files};
 use spillway_core::Error;
 
 /// Makes writes into `dir` fail for a root process too (chmod does not stop

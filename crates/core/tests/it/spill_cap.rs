@@ -2,12 +2,11 @@
 //! turned off (Dask's `target: False`): what reaches the disk, what stays in
 //! memory, and that every chunk still comes back exactly.
 
-mod common;
 
 use std::collections::HashMap;
 
-use common::random_bytes;
-use common::spill::{assert_consistent, config, files};
+use crate::common::random_bytes;
+use crate::common::spill::{assert_consistent, config, files};
 use spillway_core::codec::{Codec, HEADER_LEN};
 use spillway_core::spill::{SpillBuffer, SpillConfig};
 use spillway_core::Error;

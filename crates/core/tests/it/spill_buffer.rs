@@ -2,15 +2,14 @@
 //! the metrics equal what is really in memory and on disk, and files stay
 //! inside a private directory. Failures are in spill_failures.rs.
 
-mod common;
 
 use std::collections::HashMap;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use common::spill::{assert_consistent, buffer, config, files};
-use common::{random_bytes, small_ints};
+use crate::common::spill::{assert_consistent, buffer, config, files};
+use crate::common::{random_bytes, small_ints};
 use proptest::prelude::*;
 use spillway_core::codec::{decode, Codec, FrameHeader};
 use spillway_core::spill::SpillBuffer;

@@ -2,10 +2,9 @@
 //! memory or spilled) and pieces the caller holds, exactly as cutting the
 //! old chunk gave them; a piece no longer held yields nothing.
 
-mod common;
 
-use common::random_floats;
-use common::spill::buffer;
+use crate::common::random_floats;
+use crate::common::spill::buffer;
 use spillway_core::chunk::rechunk::{cut, Region};
 use spillway_core::spill::PieceBytes;
 

@@ -2,9 +2,8 @@
 //! drawn on a binary grid (x = k * 2^-E) so that sums and variances can be
 //! computed exactly in integers. Grouping and scale are in reduce_grouping.rs.
 
-mod common;
 
-use common::reduce::*;
+use crate::common::reduce::*;
 use spillway_core::chunk::{partial, random_chunk, Dtype, Generator, Op};
 
 #[test]

@@ -1,5 +1,5 @@
-//! Inputs shared by the integration tests. Each test file is its own crate,
-//! so not every helper is used by every file.
+//! Inputs shared by the integration tests (one binary, `tests/it/main.rs`);
+//! not every helper is used by every test.
 #![allow(dead_code)]
 
 pub mod reduce;

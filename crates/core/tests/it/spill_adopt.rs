@@ -2,12 +2,11 @@
 //! stored on disk as it came, verified, never decoded into memory; a bad
 //! frame is refused and leaves nothing behind.
 
-mod common;
 
 use std::collections::HashMap;
 
-use common::spill::{assert_consistent, buffer, config, files};
-use common::{random_bytes, settings, small_ints, text};
+use crate::common::spill::{assert_consistent, buffer, config, files};
+use crate::common::{random_bytes, settings, small_ints, text};
 use spillway_core::spill::{SpillBuffer, StoredBytes};
 use spillway_core::Error;
 

@@ -1,7 +1,6 @@
 //! Chunk generation: a chunk is a pure function of (seed, chunk id, length),
 //! whatever the thread, order or call; its values are uniform in range.
 
-mod common;
 
 use spillway_core::chunk::{chunk_key, randint_chunk, random_chunk, ChunkSpec, Generator};
 use spillway_core::Error;
@@ -38,7 +37,7 @@ fn same_seed_and_chunk_give_the_same_bytes() {
 
 #[test]
 fn values_are_pinned_across_releases() {
-    common::report_simd_level();
+    crate::common::report_simd_level();
     // Chunks must be reproducible across versions too (a worker running a
     // newer build recomputes a lost chunk): pin a few outputs.
     let g = Generator::new(1, 0);
@@ -68,7 +67,7 @@ fn every_kernel_level_generates_the_pinned_bytes() {
     // The AVX-512, AVX2 and portable copies of the kernels must agree bit for
     // bit, or chunks would depend on which machine generated them.
     if std::env::var_os("SPILLWAY_CHILD_TEST").is_none() {
-        common::run_at_every_simd_level("values_are_pinned_across_releases");
+        crate::common::run_at_every_simd_level("generate::values_are_pinned_across_releases");
     }
 }
 
