@@ -49,12 +49,39 @@ export const lanes = {
  */
 export const shards = { unit: 3, cluster: 3, scale: 1, release: 1 }
 
-/** This process's part of a lane, from SPILLWAY_TEST_SHARD=`i/N` (i from 0); all of it without one. */
+/**
+ * Seconds a spec took in a lane run beside others (`.ci/run`'s
+ * test-timings.tsv), for the slow ones; the rest count 5. The shards are
+ * balanced by these: a shard is as slow as its slowest share.
+ */
+const seconds = {
+  'hardening-restart': 67, 'hardening-hangs': 61, 'futures-recovery': 45, 'cli-bench': 35, rechunk: 33,
+  'hardening-shuffle': 31, 'client-cluster': 24, 'hardening-futures': 22, 'hardening-graph': 20, retire: 20,
+  'hardening-tasks': 20, 'hardening-settle': 18, 'futures-errors': 17, 'retire-lifetime': 16, 'hardening-files': 15,
+  subtasks: 14, 'spill-full': 13, remote: 12, netns: 12, futures: 12, 'cluster-recovery': 11, 'spill-off': 11,
+  dashboard: 39, 'dashboard-browser': 34, architecture: 25, types: 24, 'spill-frames': 18, 'cli-info': 16,
+  'frame-types': 14, jobqueue: 11, package: 11,
+}
+
+/**
+ * This process's part of a lane, from SPILLWAY_TEST_SHARD=`i/N` (i from 0);
+ * all of it without one. The slowest spec first, each to the shard with the
+ * least so far (the same split in every process: ties go by name).
+ */
 function shardOf(specs, shard = process.env.SPILLWAY_TEST_SHARD) {
   if (shard === undefined || shard === '') return specs
   const m = /^(\d+)\/(\d+)$/.exec(shard)
   if (!m || Number(m[1]) >= Number(m[2])) throw new Error(`SPILLWAY_TEST_SHARD is ${shard}: it must be i/N with 0 <= i < N`)
-  return specs.filter((_, k) => k % Number(m[2]) === Number(m[1]))
+  const [i, n] = [Number(m[1]), Number(m[2])]
+  const load = new Array(n).fill(0)
+  const mine = []
+  const cost = (s) => seconds[s] ?? 5
+  for (const spec of [...specs].sort((a, b) => cost(b) - cost(a) || a.localeCompare(b))) {
+    const k = load.indexOf(Math.min(...load))
+    load[k] += cost(spec)
+    if (k === i) mine.push(spec)
+  }
+  return mine
 }
 
 /** The ava settings every lane shares: TypeScript through tsx, one process per file, tests in a file one at a time. */
