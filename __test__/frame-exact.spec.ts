@@ -7,7 +7,7 @@ import test from 'ava'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { bag, col, frame, type Client } from 'spillway'
+import { bag, col, count, frame, nUnique, type Client } from 'spillway'
 import { sharedCluster } from './cluster-helpers'
 
 const dir = mkdtempSync(join(tmpdir(), 'spillway-exact-'))
@@ -37,6 +37,41 @@ test.serial('int64 plus, minus and multiplyBy are exact up to the bounds and an 
   // What the message says to do works: float64 arithmetic, approximate past 2^53.
   const approx = await client.compute(f.select(col('a').cast('float64').plus(col('b')).plus(1).alias('x')))
   t.deepEqual([...approx.getChild('x')!.toArray()], [2 ** 63, -(2 ** 63), 8])
+})
+
+test.serial('an int64 column against an integral JS number past 2^53 compares exactly, as against its bigint', async (t) => {
+  const p = join(dir, 'past53.csv')
+  writeFileSync(p, 'v\n9007199254740992\n9007199254740993\n-9007199254740993\n')
+  const f = frame.readCsv(p)
+  t.is(f.schema.v, 'int64')
+  const kept = async (e: ReturnType<typeof col>) => [...(await client.compute(f.filter(e))).getChild('v')!.toArray()].map(String)
+  t.deepEqual(await kept(col('v').eq(9007199254740992)), ['9007199254740992'])
+  t.deepEqual(await kept(col('v').gt(9007199254740992)), ['9007199254740993'])
+  t.deepEqual(await kept(col('v').gtEq(9007199254740992)), ['9007199254740992', '9007199254740993'])
+  t.deepEqual(await kept(col('v').lt(-9007199254740992)), ['-9007199254740993'])
+  t.deepEqual(await kept(col('v').neq(9007199254740992)), ['9007199254740993', '-9007199254740993'])
+  // The same as the bigint literal, and a fraction still compares as float64 (SQL's rule).
+  t.deepEqual(await kept(col('v').gt(9007199254740992n)), await kept(col('v').gt(9007199254740992)))
+  t.deepEqual(await kept(col('v').gt(2.5)), ['9007199254740992', '9007199254740993'])
+})
+
+test.serial('-0.0 and 0.0 are one value in filters, groups, distinct, nUnique, joins and sorts, and every NaN one group, as DuckDB; max is NaN where a NaN is', async (t) => {
+  const p = join(dir, 'zeros.csv')
+  writeFileSync(p, 'y,i\n-0.0,0\n0.0,1\nNaN,2\n1.5,3\n-0.0,4\nNaN,5\n')
+  const f = frame.readCsv(p, { schema: { y: 'float64', i: 'int64' } })
+  const ids = async (x: ReturnType<typeof frame.readCsv>) => [...(await client.compute(x)).getChild('i')!.toArray()].map(Number)
+  t.deepEqual(await ids(f.filter(col('y').eq(0))), [0, 1, 4])
+  t.deepEqual(await ids(f.filter(col('y').lt(0))), [])
+  const groups = await client.compute(f.groupBy('y').agg({ n: count() }))
+  const byY = new Map([...groups.getChild('y')!.toArray()].map((y, k) => [String(y), Number(groups.getChild('n')!.get(k))]))
+  t.deepEqual([...byY.entries()].sort(), [['0', 3], ['1.5', 1], ['NaN', 2]].sort() as [string, number][])
+  t.is((await client.compute(f.select('y').distinct())).numRows, 3)
+  t.is(await client.compute(f.nUnique('y')), 3)
+  const other = frame.readCsv(p, { schema: { y: 'float64', i: 'int64' } }).filter(col('i').eq(1)).select(col('y').alias('k'), col('i').alias('j'))
+  const joined = await client.compute(f.join(other, { leftOn: 'y', rightOn: 'k' }))
+  t.deepEqual([...joined.getChild('i')!.toArray()].map(Number).sort(), [0, 1, 4], '-0.0 rows match the 0.0 key')
+  t.deepEqual(await ids(f.sortBy('y')), [0, 1, 4, 3, 2, 5], 'the zeros tie in input order, NaN last')
+  t.true(Number.isNaN(await client.compute(f.max('y'))))
 })
 
 test.serial('a Latin-1 CSV reads exactly with encoding latin1; without it the first bad byte is a coded error naming file, line and column', async (t) => {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { brotliCompressSync, gzipSync } from 'node:zlib'
 import { execFileSync } from 'node:child_process'
-import { tableFromArrays, tableFromIPC } from 'apache-arrow'
+import { Table, tableFromArrays, tableFromIPC, TimestampMillisecond, vectorFromArray } from 'apache-arrow'
 import { col, count, frame, sum, type Client, type FrameTable } from 'spillway'
 import { sharedCluster } from './cluster-helpers'
 
@@ -187,6 +187,18 @@ test('toCsv, toNdjson and toArrowIpc write one file per partition that read back
   t.is((e as any).code, 'ERR_SPILLWAY_INVALID_ARGUMENT')
   t.regex(e!.message, /pattern.*'\*'/s)
   t.throws(() => f.toParquet(join(dir, 'x-*.parquet'), { compression: 'lzo' as never }), { message: /compression.*'zstd', 'snappy'/s })
+})
+
+test('dt parts of a timestamp with a time zone are refused when the frame is built, naming the column and its type; cast to one without a zone, they compute', async (t) => {
+  const ms = [Date.UTC(2024, 0, 2, 3, 4, 5), Date.UTC(1969, 11, 31, 23, 0, 0)]
+  const table = new Table({ ts: vectorFromArray(ms, new TimestampMillisecond('UTC')) })
+  const f = frame.fromArrow(table)
+  t.is(f.schema.ts, 'timestamp[ms, UTC]')
+  for (const part of ['year', 'month', 'day', 'weekday', 'hour', 'minute', 'second'] as const) {
+    t.throws(() => f.withColumns({ p: col('ts').dt[part]() }), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /col\("ts"\)\.dt\.\w+\(\)[\s\S]*timestamp\[ms, UTC\][\s\S]*without a time zone/ })
+  }
+  const hours = f.select(col('ts').cast('timestamp[ms]').dt.hour().alias('h'))
+  t.deepEqual(rows(await client.compute(hours)), [{ h: 3 }, { h: 23 }])
 })
 
 test('fromArrow scatters a table into partitions that filter, group and come back as they went', async (t) => {

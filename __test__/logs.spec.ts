@@ -63,7 +63,9 @@ test('a logger option (console’s or pino’s shape) receives the summary, the 
   t.true(lines.info.some((l) => l.startsWith('[spillway] Configuration summary')), lines.info.join('\n'))
   t.true(lines.info.some((l) => /^Dashboard: http:/.test(l)))
   t.true(lines.debug.some((l) => l.startsWith('resources %j')))
-  t.is(client.logger, logger)
+  // client.logger is the given logger behind a guard against its own failures: what it is told reaches the given one.
+  client.logger.warn('told through client.logger')
+  t.true(lines.warn.includes('told through client.logger'))
   const m = await monitor(client, () => client.compute(bag.fromSequence([1, 2, 3]).sum()), { description: 'a small sum', intervalMs: 50 })
   t.is(m.value, 6)
   t.true(lines.info.includes('\n📊 Monitoring: a small sum'))
@@ -85,6 +87,32 @@ test('silenceLogs drops info, warn and error even with a logger; a logger withou
   const e = await t.throwsAsync(() => setupClient({ logger: { info() {}, warn() {} } as never }), { instanceOf: ConfigError })
   t.is(e!.problems[0].field, 'logger')
   t.regex(e!.message, /info, warn, error and debug methods .*missing: error, debug/)
+})
+
+test('a logger whose methods throw (or reject) fails nothing: setupClient, a compute and close go on, and stderr says so once', async (t) => {
+  let calls = 0
+  const boom = () => {
+    calls++
+    throw new Error('the log service is down')
+  }
+  const logger = { info: boom, warn: boom, error: boom, debug: async () => Promise.reject(new Error('async down')) }
+  const written: string[] = []
+  const write = process.stderr.write.bind(process.stderr)
+  process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    written.push(String(chunk))
+    return (write as (...a: unknown[]) => boolean)(chunk, ...rest)
+  }) as typeof process.stderr.write
+  t.teardown(() => {
+    process.stderr.write = write
+  })
+  const { client, cluster } = await setupClient({ workloadType: 'cpu', maxWorkers: 1, maxMemGb: 2, reserveMemGb: 0.5, dashboard: false, logger })
+  t.is(await client.compute(bag.fromSequence([1, 2, 3]).sum()), 6)
+  await client.close()
+  await cluster.close()
+  t.true(calls > 0, 'the logger was called')
+  const reports = written.filter((w) => w.includes("spillway ignores its logger's failures"))
+  t.is(reports.length, 1, written.join(''))
+  t.regex(reports[0], /logger\.(info|warn|error|debug) threw \((the log service is down|async down)\)/)
 })
 
 test('errors that wrap another carry it as the standard cause', async (t) => {

@@ -62,9 +62,35 @@ export function resolveLogger(given: unknown, silence = false, field = 'logger')
     const missing = LOG_LEVELS.filter((l) => typeof (given as Record<string, unknown> | null)?.[l] !== 'function')
     throw new ConfigError([{ field, value: given, allowed: `an object with info, warn, error and debug methods (as console or a pino logger); missing: ${missing.join(', ')}` }])
   }
-  const logger = (given as Logger | undefined) ?? stderrLogger
+  const logger = given === undefined || given === null ? stderrLogger : guarded(given as Logger, field)
   if (!silence) return logger
   return logger === stderrLogger ? silentLogger : { ...silentLogger, debug: (m, ...rest) => logger.debug(m, ...rest) }
+}
+
+/**
+ * A user's logger whose failures cannot fail spillway: a method that throws
+ * (or returns a promise that rejects) is reported once on stderr, with the
+ * error, and its later failures are dropped; messages keep going to it.
+ * Logging is never the reason a cluster does not start or a task fails.
+ */
+function guarded(given: Logger, field: string): Logger {
+  let reported = false
+  const failed = (level: LogLevel, e: unknown) => {
+    if (reported) return
+    reported = true
+    process.stderr.write(`[spillway] warn: ${field}.${level} threw (${e instanceof Error ? e.message : String(e)}); spillway ignores its logger's failures and goes on (reported once)\n`)
+  }
+  const call =
+    (level: LogLevel) =>
+    (message: string, ...rest: unknown[]) => {
+      try {
+        const r = (given[level] as (...args: unknown[]) => unknown).call(given, message, ...rest)
+        if (r !== null && typeof r === 'object' && typeof (r as PromiseLike<unknown>).then === 'function') (r as PromiseLike<unknown>).then(undefined, (e) => failed(level, e))
+      } catch (e) {
+        failed(level, e)
+      }
+    }
+  return { info: call('info'), warn: call('warn'), error: call('error'), debug: call('debug') }
 }
 
 /** A logger as the older (level, message) callbacks inside spillway take it. */

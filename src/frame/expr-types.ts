@@ -70,7 +70,8 @@ export function typeOfMore(e: ExprData, fields: readonly FieldSpec[], what: stri
       input(e.expr, (t) => t === 'utf8', 'a utf8 column')
       return 'list<utf8>'
     case 'dt':
-      input(e.expr, (t) => t === 'date32' || t === 'date64' || t.startsWith('timestamp['), 'a date32, date64 or timestamp column')
+      // A time zone's parts need its rules (DuckDB takes the session's zone); the core has none, so it is refused here, not when the compute runs.
+      input(e.expr, (t) => t === 'date32' || t === 'date64' || /^timestamp\[(s|ms|us|ns)\]$/.test(t), "a date32, date64 or timestamp column without a time zone (cast a timestamp[us, UTC] column to timestamp[us] first)")
       return 'int32'
     case 'explode': {
       const t = input(e.expr, (t) => t.startsWith('list<'), 'a list column (such as str.split makes)')

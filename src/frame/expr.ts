@@ -8,7 +8,7 @@ import { ExprDt, ExprStr } from './expr-str'
 
 export type { ExprData } from '../wire/frame'
 
-/** A literal's JS value: numbers (integers become int64), bigints, strings, booleans, null. */
+/** A literal's JS value: numbers (integers, 2^53 and past included, become int64), bigints, strings, booleans, null. */
 export type LitValue = number | bigint | string | boolean | null
 
 /**
@@ -122,7 +122,11 @@ export function lit(value: LitValue): Expr<never> {
   }
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw new ArgumentError([{ field: 'value', value, allowed: 'a finite number' }], 'lit')
-    return new Expr({ op: 'lit', value, type: Number.isSafeInteger(value) ? 'int64' : 'float64' })
+    if (Number.isSafeInteger(value)) return new Expr({ op: 'lit', value, type: 'int64' })
+    // An integral number past 2^53 (2^53 itself, 1e18) is still exactly that
+    // integer: against an int64 column it compares exactly, as its bigint does.
+    if (Number.isInteger(value) && value >= -(2 ** 63) && value < 2 ** 63) return new Expr({ op: 'lit', value: BigInt(value).toString(), type: 'int64' })
+    return new Expr({ op: 'lit', value, type: 'float64' })
   }
   if (typeof value === 'string') return new Expr({ op: 'lit', value, type: 'utf8' })
   if (typeof value === 'boolean') return new Expr({ op: 'lit', value, type: 'bool' })

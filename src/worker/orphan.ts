@@ -8,7 +8,7 @@ import { rmSync } from 'node:fs'
 import { isClusterSpillDir } from '../config/tempdir'
 
 /** The process that forked this one, as it was at start. */
-const STARTED_BY = process.ppid
+export const STARTED_BY = process.ppid
 
 /** How long to wait for the kernel to hand this process to a new parent after the channel closed. */
 const REPARENT_WAIT_MS = 1000
@@ -26,12 +26,18 @@ export async function parentDied(waitMs = REPARENT_WAIT_MS): Promise<boolean> {
   }
 }
 
+/** The directory a dead parent's worker removes: `spillDir` when it is the whole cluster's, as setupClient made it. */
+export function orphanDir(spillDir: string | undefined): string | undefined {
+  return spillDir && isClusterSpillDir(spillDir) ? spillDir : undefined
+}
+
 /** Removes `spillDir` (the whole cluster's, as setupClient made it) when the parent that made it died. */
 export async function removeIfOrphaned(spillDir: string | undefined, waitMs?: number): Promise<void> {
-  if (!spillDir || !isClusterSpillDir(spillDir) || !(await parentDied(waitMs))) return
+  const dir = orphanDir(spillDir)
+  if (!dir || !(await parentDied(waitMs))) return
   try {
     // Every worker of the cluster does this at once: force and retries make the races harmless.
-    rmSync(spillDir, { recursive: true, force: true, maxRetries: 3 })
+    rmSync(dir, { recursive: true, force: true, maxRetries: 3 })
   } catch {
     // Exiting anyway; what is left is what was left before.
   }

@@ -23,7 +23,7 @@ import { BATCH_KEY, receiveBatch } from './collections/rechunk/batch'
 import { acquire } from './acquire'
 import { EXIT_RETIRED } from '../comm/join'
 import { freeBytes } from './stuck'
-import { removeIfOrphaned } from './orphan'
+import { orphanDir, removeIfOrphaned, STARTED_BY } from './orphan'
 
 /** Share of a worker's limit that one input task's shards may have in flight (the shuffle's outgoing cap). */
 const OUTGOING_SHARE = 0.05
@@ -60,6 +60,7 @@ export class Worker {
 
   #exitCode = 0
   #closeAsked = false
+  #orphanable = false
   readonly #calls: SchedulerCalls
 
   constructor(private readonly transport: Transport<SchedulerToWorker, WorkerToScheduler>) {
@@ -68,6 +69,7 @@ export class Worker {
     // parent alive and cleaning up: one look, not a second of polling for a
     // re-parenting (a second per cluster closed, in every test and script).
     const orphanable = transport instanceof ParentTransport
+    this.#orphanable = orphanable
     transport.onClose(() => void (orphanable ? removeIfOrphaned(this.#parts?.config.spillDir, this.#closeAsked ? 0 : undefined) : Promise.resolve()).finally(() => process.exit(this.#exitCode)))
     this.#calls = new SchedulerCalls(transport)
     // Its nanny's word that its lifetime is up: the scheduler moves its values elsewhere, then closes it.
@@ -125,6 +127,8 @@ export class Worker {
     // A worker's chunks come and go under spill churn, where huge-page
     // faults wait for compaction (see core's pool.rs).
     native.setHugePages(false)
+    // Dies with its parent even while a task holds the JavaScript thread (core's orphan.rs).
+    if (this.#orphanable) native.watchParent(STARTED_BY, orphanDir(config.spillDir) ?? null)
     const spill = new SpillBuffer({
       // A name outlives its process (a restarted worker keeps it); its files do not.
       dir: join(config.spillDir, `${config.name}-${process.pid}`),

@@ -8,6 +8,7 @@ pub mod codec;
 pub mod error;
 pub mod frame;
 pub mod heap;
+pub mod orphan;
 pub mod pool;
 pub mod shard;
 pub mod spill;

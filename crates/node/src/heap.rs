@@ -9,3 +9,11 @@ use napi_derive::napi;
 pub fn trim_heap() -> bool {
     spillway_core::heap::trim()
 }
+
+/// Ends this worker (removing `remove_dir`, its cluster's spill directory)
+/// once the process `parent` is gone, from a thread of the core: see
+/// spillway_core::orphan.
+#[napi]
+pub fn watch_parent(parent: u32, remove_dir: Option<String>) -> napi::Result<()> {
+    spillway_core::orphan::watch_parent(parent, remove_dir.map(Into::into)).map_err(crate::error::to_js)
+}

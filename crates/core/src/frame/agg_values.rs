@@ -116,7 +116,7 @@ impl ExtraAcc for Distinct {
         } else {
             (Arc::clone(a), groups.to_vec())
         };
-        let rows = self.conv.convert_columns(std::slice::from_ref(&values)).map_err(frame_err("keeping values"))?;
+        let rows = self.conv.convert_columns(&[super::canonical::canonical(&values)]).map_err(frame_err("keeping values"))?;
         let nulls = values.logical_nulls();
         for (i, &g) in owner.iter().enumerate() {
             if g != u32::MAX && nulls.as_ref().is_none_or(|n| n.is_valid(i)) {

@@ -147,7 +147,7 @@ impl Groups {
     /// The group id of each row (SKIP for rows another output partition owns).
     fn intern(&mut self, keys: &[ArrayRef], split: Option<(u64, u64)>) -> Result<Vec<u32>> {
         let Some(converter) = &self.converter else { return Ok(vec![0; keys.first().map_or(0, |k| k.len())]) };
-        let rows = converter.convert_columns(keys).map_err(frame_err("keying groups"))?;
+        let rows = converter.convert_columns(&super::canonical::canonical_all(keys)).map_err(frame_err("keying groups"))?;
         let Groups { table, hashes, rows: seen, .. } = self;
         let mut out = Vec::with_capacity(rows.num_rows());
         for row in rows.iter() {
@@ -187,11 +187,28 @@ struct Acc {
     float: bool,
 }
 
-fn fold<T: PartialOrd + std::ops::Add<Output = T> + Copy>(f: Fold, a: T, b: T) -> T {
+/// The order min and max fold by: SQL's, where NaN is above every number
+/// (DuckDB's max is NaN when a NaN is there, as the frames' own sort puts it
+/// last); a plain `>` would keep a NaN only when it came first.
+trait SqlOrd: PartialOrd + Copy {
+    fn above(self, other: Self) -> bool {
+        self > other
+    }
+}
+
+impl SqlOrd for i64 {}
+
+impl SqlOrd for f64 {
+    fn above(self, other: Self) -> bool {
+        (self.is_nan() && !other.is_nan()) || self > other
+    }
+}
+
+fn fold<T: SqlOrd + std::ops::Add<Output = T>>(f: Fold, a: T, b: T) -> T {
     match f {
         Fold::Sum | Fold::Count => a + b,
-        Fold::Min => if b < a { b } else { a },
-        Fold::Max => if b > a { b } else { a },
+        Fold::Min => if a.above(b) { b } else { a },
+        Fold::Max => if b.above(a) { b } else { a },
     }
 }
 
@@ -200,7 +217,7 @@ fn sum_overflow(state: &str) -> crate::Error {
     frame_error(format!("the aggregate {name:?} sums integers past int64's range (±9223372036854775807) in a group; sum the column as float64 (col(...).cast('float64')) for an approximate sum"))
 }
 
-fn step<T: PartialOrd + std::ops::Add<Output = T> + Copy>(f: Fold, v: &mut [T], seen: &mut [bool], g: usize, x: T) {
+fn step<T: SqlOrd + std::ops::Add<Output = T>>(f: Fold, v: &mut [T], seen: &mut [bool], g: usize, x: T) {
     v[g] = if seen[g] { fold(f, v[g], x) } else { x };
     seen[g] = true;
 }

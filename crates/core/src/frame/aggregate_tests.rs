@@ -187,3 +187,24 @@ fn decimals_aggregate_as_float64() {
     let f = |c: &str| out.column_by_name(c).unwrap().as_primitive::<Float64Type>().value(0);
     assert_eq!((f("s"), f("lo"), f("hi"), f("m")), (1.25, -0.25, 1.5, 0.625));
 }
+
+#[test]
+fn max_is_nan_where_a_nan_is_and_min_skips_it_in_partials_and_merges_as_duckdb() {
+    let agg = |name: &str, func: &str| AggExpr { name: name.into(), func: func.into(), column: Some("f".into()) };
+    let sp = AggSpec { keys: vec!["k".into()], aggs: vec![agg("lo", "min"), agg("hi", "max")] };
+    // Group a: NaN last; b: NaN first; c: no NaN; d: only NaN. Split over two partitions so merges see NaN on either side.
+    let one = batch(vec![Some("a"), Some("b"), Some("c"), Some("a")], vec![None; 4], vec![None; 4], vec![Some(1.0), Some(f64::NAN), Some(2.0), Some(3.0)]);
+    let two = batch(vec![Some("a"), Some("b"), Some("c"), Some("d")], vec![None; 4], vec![None; 4], vec![Some(f64::NAN), Some(-1.0), Some(5.0), Some(f64::NAN)]);
+    let schema = one.schema();
+    let partials = vec![partial(&sp, &schema, &[one.clone()]).unwrap(), partial(&sp, &schema, &[two.clone()]).unwrap()];
+    for out in [finish(&sp, &merge(&sp, &partials[0].schema(), &partials, None).unwrap()).unwrap(), finish(&sp, &partial(&sp, &schema, &[one, two]).unwrap()).unwrap()] {
+        let k = out.column(0).as_string::<i32>();
+        let (lo, hi) = (out.column(1).as_primitive::<Float64Type>(), out.column(2).as_primitive::<Float64Type>());
+        let got: BTreeMap<&str, (f64, f64)> = (0..out.num_rows()).map(|i| (k.value(i), (lo.value(i), hi.value(i)))).collect();
+        let show = |(l, h): (f64, f64)| format!("{l} {h}");
+        assert_eq!(show(got["a"]), "1 NaN");
+        assert_eq!(show(got["b"]), "-1 NaN");
+        assert_eq!(show(got["c"]), "2 5");
+        assert_eq!(show(got["d"]), "NaN NaN");
+    }
+}

@@ -6,9 +6,14 @@
 //! integer and a timestamp) is an error naming both files and the column, so
 //! that a file does not silently turn a column into text.
 
+use std::io::Cursor;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use arrow_schema::{DataType, Field, TimeUnit};
+use arrow_array::cast::AsArray;
+use arrow_csv::reader::Format;
+use arrow_csv::ReaderBuilder;
+use arrow_schema::{DataType, Field, Schema, TimeUnit};
 
 use super::read::read_err;
 use super::types::type_name;
@@ -123,4 +128,35 @@ mod tests {
         let ok = unify_files(&files, &["day".to_string()]).unwrap().unwrap();
         assert_eq!(ok[0].data_type(), &DataType::Int64);
     }
+}
+
+/// `01234`, `-007`, `00.5`: a number written with a leading zero.
+fn leading_zero(v: &str) -> bool {
+    let b = v.trim().trim_start_matches(['+', '-']).as_bytes();
+    b.len() >= 2 && b[0] == b'0' && b[1].is_ascii_digit()
+}
+
+/// The fields inferred from one file's sample, but a numeric column whose
+/// sampled values include one with a leading zero (zip codes, ids, account
+/// numbers) stays text, as DuckDB's sniffer keeps it: read as a number it
+/// would lose its zeros, and `01234` would equal `1234`.
+pub(crate) fn keep_leading_zeros(fields: Vec<Field>, sample: &[u8], format: &Format) -> Result<Vec<Field>> {
+    let numeric: Vec<usize> = fields.iter().enumerate().filter(|(_, f)| f.data_type().is_numeric()).map(|(i, _)| i).collect();
+    if numeric.is_empty() {
+        return Ok(fields);
+    }
+    let text = Schema::new(fields.iter().map(|f| Field::new(f.name(), DataType::Utf8, true)).collect::<Vec<_>>());
+    // A sample the reader refuses (ragged rows) keeps the types inferred: the
+    // read itself reports what is wrong with the file, where it is.
+    let Ok(reader) = ReaderBuilder::new(Arc::new(text)).with_format(format.clone()).build(Cursor::new(sample)) else {
+        return Ok(fields);
+    };
+    let mut zeros = vec![false; fields.len()];
+    for batch in reader {
+        let Ok(batch) = batch else { return Ok(fields) };
+        for &i in &numeric {
+            zeros[i] = zeros[i] || batch.column(i).as_string::<i32>().iter().flatten().any(leading_zero);
+        }
+    }
+    Ok(fields.into_iter().zip(zeros).map(|(f, z)| if z { f.with_data_type(DataType::Utf8) } else { f }).collect())
 }

@@ -105,6 +105,9 @@ fn compare(batch: &RecordBatch, le: &Expr, re: &Expr, f: fn(&dyn arrow_array::Da
     let (l, r) = (eval(batch, le)?, eval(batch, re)?);
     let t = common_type(l.array.data_type(), r.array.data_type())?;
     let (l, r) = (as_type(l, &t, le)?, as_type(r, &t, re)?);
+    // Arrow compares floats by total_cmp: -0.0 < 0.0 and NaN = NaN only for one NaN.
+    let canon = |v: Val| Val { array: super::canonical::canonical(&v.array), scalar: v.scalar };
+    let (l, r) = (canon(l), canon(r));
     let scalar = l.scalar && r.scalar;
     let wrap = |v: &Val| -> Box<dyn arrow_array::Datum> { if v.scalar { Box::new(arrow_array::Scalar::new(Arc::clone(&v.array))) } else { Box::new(Arc::clone(&v.array)) } };
     let out = if scalar { f(&l.array, &r.array) } else { f(wrap(&l).as_ref(), wrap(&r).as_ref()) };

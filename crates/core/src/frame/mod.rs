@@ -9,6 +9,7 @@ mod agg_values;
 mod csv_encoding;
 mod csv_bounds;
 mod csv_rows;
+mod canonical;
 mod csv_types;
 pub mod aggregate;
 pub mod agg_shuffle;

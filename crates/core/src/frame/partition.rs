@@ -50,7 +50,7 @@ pub fn columns(b: &RecordBatch, names: &[String], what: &str) -> Result<Vec<Arra
 /// Key rows in the plain (ascending, nulls first) order: hashed and compared for equality.
 pub fn key_rows(types: &[DataType], keys: &[ArrayRef]) -> Result<Rows> {
     let conv = RowConverter::new(types.iter().cloned().map(SortField::new).collect()).map_err(frame_err("keying rows"))?;
-    conv.convert_columns(keys).map_err(frame_err("keying rows"))
+    conv.convert_columns(&super::canonical::canonical_all(keys)).map_err(frame_err("keying rows"))
 }
 
 /// The seed of the row hash: fixed, so every worker agrees on a key's output.
@@ -109,8 +109,8 @@ pub fn range_outputs(keys: &[ArrayRef], sort: &[SortKey], boundaries: &[ArrayRef
 pub(crate) fn range_outputs_by_rows(keys: &[ArrayRef], sort: &[SortKey], boundaries: &[ArrayRef]) -> Result<Vec<u32>> {
     let types: Vec<DataType> = keys.iter().map(|a| a.data_type().clone()).collect();
     let conv = sort_converter(&types, sort)?;
-    let bounds = conv.convert_columns(boundaries).map_err(frame_err("reading sort boundaries"))?;
-    let rows = conv.convert_columns(keys).map_err(frame_err("ordering rows"))?;
+    let bounds = conv.convert_columns(&super::canonical::canonical_all(boundaries)).map_err(frame_err("reading sort boundaries"))?;
+    let rows = conv.convert_columns(&super::canonical::canonical_all(keys)).map_err(frame_err("ordering rows"))?;
     let nb = bounds.num_rows();
     Ok(rows
         .iter()

@@ -111,13 +111,23 @@ pub fn infer_csv_schema(paths: &[PathBuf], opts: &CsvOptions, sample_bytes: usiz
             // An empty file says nothing of the columns; it reads as no rows.
             continue;
         }
-        let (schema, _) = format.infer_schema(Cursor::new(bytes), None).map_err(|e| read_err(path, format!("inferring its schema: {e}")))?;
-        samples.push((path.clone(), schema.fields().iter().map(|f| f.as_ref().clone()).collect()));
+        let (schema, _) = format.infer_schema(Cursor::new(&bytes), None).map_err(|e| read_err(path, format!("inferring its schema: {e}")))?;
+        let fields = super::csv_types::keep_leading_zeros(schema.fields().iter().map(|f| f.as_ref().clone()).collect(), &bytes, &format)?;
+        samples.push((path.clone(), fields));
     }
-    let fields = super::csv_types::unify_files(&samples, &opts.given)?.ok_or_else(|| Error::invalid("paths", "no files to infer a schema from"))?;
+    let fields = super::csv_types::unify_files(&samples, &opts.given)?.ok_or_else(|| no_columns(paths))?;
     // A column empty in every sample holds text as far as anyone can tell.
     let fields: Vec<Field> = fields.into_iter().map(|f| if f.data_type() == &DataType::Null { f.with_data_type(DataType::Utf8) } else { f }).collect();
     Ok(Arc::new(Schema::new(fields)))
+}
+
+/// Why no schema could be inferred: no files at all, or only empty ones (named).
+fn no_columns(paths: &[PathBuf]) -> Error {
+    match paths {
+        [] => Error::invalid("paths", "no files to infer a schema from"),
+        [one] => read_err(one, "the file is empty: it has no header and no row to infer its columns from; give `schema` to read it as no rows"),
+        [first, rest @ ..] => read_err(first, format!("this file and the {} other(s) read are all empty: there is no header and no row to infer the columns from; give `schema` to read them as no rows", rest.len())),
+    }
 }
 
 /// The bytes of the lines that begin in [start, end) of the file (to its end without `end`).

@@ -29,6 +29,34 @@ fn infers_types_unified_across_files_with_bom_crlf_quotes_and_nulls() {
 }
 
 #[test]
+fn only_empty_files_are_an_error_naming_the_empty_file() {
+    let d = tempfile::tempdir().unwrap();
+    let empty = file(&d, "empty.csv", b"");
+    let e = infer_csv_schema(&[empty.clone()], &CsvOptions::default(), 1 << 20).unwrap_err();
+    assert_eq!(e.code(), "ERR_SPILLWAY_READ");
+    let m = e.to_string();
+    assert!(m.contains(&empty.display().to_string()) && m.contains("the file is empty") && m.contains("schema"), "{m}");
+    let also = file(&d, "also.csv", b"\xEF\xBB\xBF");
+    let m = infer_csv_schema(&[empty.clone(), also], &CsvOptions::default(), 1 << 20).unwrap_err().to_string();
+    assert!(m.contains("empty.csv") && m.contains("1 other(s)") && m.contains("all empty"), "{m}");
+    // An empty file beside one with columns reads as no rows, as before.
+    let full = file(&d, "full.csv", b"k,v\n1,2\n");
+    assert_eq!(infer_csv_schema(&[empty, full], &CsvOptions::default(), 1 << 20).unwrap().fields().len(), 2);
+}
+
+#[test]
+fn numbers_with_leading_zeros_stay_text_as_duckdb_keeps_them() {
+    let d = tempfile::tempdir().unwrap();
+    let a = file(&d, "zips.csv", b"zip,n,x,f,neg\n01234,0,0.5,1.5,-1\n98765,10,00.5,2,-007\n");
+    let s = infer_csv_schema(&[a.clone()], &CsvOptions::default(), 1 << 20).unwrap();
+    let types: Vec<_> = s.fields().iter().map(|f| (f.name().as_str(), f.data_type().clone())).collect();
+    assert_eq!(types, vec![("zip", DataType::Utf8), ("n", DataType::Int64), ("x", DataType::Utf8), ("f", DataType::Float64), ("neg", DataType::Utf8)]);
+    let out = read_csv_block(&a, 0, None, false, &s, &CsvOptions::default()).unwrap();
+    assert_eq!(out[0].column(0).as_string::<i32>().value(0), "01234");
+    assert_eq!(out[0].column(4).as_string::<i32>().value(1), "-007");
+}
+
+#[test]
 fn files_with_other_columns_are_an_error_naming_both() {
     let d = tempfile::tempdir().unwrap();
     let a = file(&d, "a.csv", b"k,v\n1,2\n");

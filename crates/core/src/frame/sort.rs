@@ -25,7 +25,7 @@ fn names(sort: &[SortKey]) -> Vec<String> {
 pub(crate) fn order(b: &RecordBatch, sort: &[SortKey]) -> Result<Vec<u32>> {
     let keys = columns(b, &names(sort), "sortBy")?;
     let types: Vec<DataType> = keys.iter().map(|a| a.data_type().clone()).collect();
-    let rows = sort_converter(&types, sort)?.convert_columns(&keys).map_err(frame_err("ordering rows"))?;
+    let rows = sort_converter(&types, sort)?.convert_columns(&super::canonical::canonical_all(&keys)).map_err(frame_err("ordering rows"))?;
     // Unstable pdqsort with ties broken by index: the stable order, without merge sort's buffer.
     let mut idx: Vec<u32> = (0..b.num_rows() as u32).collect();
     idx.sort_unstable_by(|&x, &y| rows.row(x as usize).cmp(&rows.row(y as usize)).then(x.cmp(&y)));

@@ -76,16 +76,17 @@ pub(crate) fn fast(types: &[DataType]) -> bool {
     (1..=4).contains(&types.len()) && types.iter().all(|t| kind(t).is_some())
 }
 
-// f64::total_cmp's order as bits: negative values' magnitude bits flipped, then the sign moved to the top.
+// f64::total_cmp's order as bits: negative values' magnitude bits flipped, then the sign moved to the top;
+// of the value made canonical first (-0.0 as 0.0, one NaN after every number: canonical.rs).
 #[inline(always)]
 fn f64_word(v: f64) -> u64 {
-    let s = v.to_bits() as i64;
+    let s = super::canonical::f64_canonical(v).to_bits() as i64;
     ((s ^ ((((s >> 63) as u64) >> 1) as i64)) as u64) ^ SIGN
 }
 
 #[inline(always)]
 fn f32_word(v: f32) -> u64 {
-    let s = v.to_bits() as i32;
+    let s = super::canonical::f32_canonical(v).to_bits() as i32;
     (((s ^ ((((s >> 31) as u32) >> 1) as i32)) as u32) ^ (1 << 31)) as u64
 }
 
