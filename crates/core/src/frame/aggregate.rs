@@ -18,6 +18,7 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use hashbrown::HashTable;
 use serde::{Deserialize, Serialize};
 
+use super::agg_fold::{fold, step, Fold};
 use super::partition::{output_of, row_hash, table_hash};
 use super::{agg_extra, frame_err, frame_error};
 use crate::Result;
@@ -38,15 +39,6 @@ pub struct AggSpec {
 }
 
 const SKIP: u32 = u32::MAX;
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Fold {
-    /// Rows, or non-null values of a column.
-    Count,
-    Sum,
-    Min,
-    Max,
-}
 
 /// A state column: `out` folds `input` (None: count rows) by `fold`, as `ty`.
 struct StateCol {
@@ -187,39 +179,9 @@ struct Acc {
     float: bool,
 }
 
-/// The order min and max fold by: SQL's, where NaN is above every number
-/// (DuckDB's max is NaN when a NaN is there, as the frames' own sort puts it
-/// last); a plain `>` would keep a NaN only when it came first.
-trait SqlOrd: PartialOrd + Copy {
-    fn above(self, other: Self) -> bool {
-        self > other
-    }
-}
-
-impl SqlOrd for i64 {}
-
-impl SqlOrd for f64 {
-    fn above(self, other: Self) -> bool {
-        (self.is_nan() && !other.is_nan()) || self > other
-    }
-}
-
-fn fold<T: SqlOrd + std::ops::Add<Output = T>>(f: Fold, a: T, b: T) -> T {
-    match f {
-        Fold::Sum | Fold::Count => a + b,
-        Fold::Min => if a.above(b) { b } else { a },
-        Fold::Max => if b.above(a) { b } else { a },
-    }
-}
-
 fn sum_overflow(state: &str) -> crate::Error {
     let name = state.strip_suffix("__sum").unwrap_or(state);
     frame_error(format!("the aggregate {name:?} sums integers past int64's range (±9223372036854775807) in a group; sum the column as float64 (col(...).cast('float64')) for an approximate sum"))
-}
-
-fn step<T: SqlOrd + std::ops::Add<Output = T>>(f: Fold, v: &mut [T], seen: &mut [bool], g: usize, x: T) {
-    v[g] = if seen[g] { fold(f, v[g], x) } else { x };
-    seen[g] = true;
 }
 
 impl Acc {

@@ -4,6 +4,7 @@
 //! only forwards bytes and strings; `plan` runs one task's worth of them.
 
 mod agg_extra;
+mod agg_fold;
 mod agg_moments;
 mod agg_values;
 mod csv_encoding;
