@@ -15,6 +15,8 @@ sharedCluster(test, (c) => (client = c))
 const FIX = join(__dirname, 'fixtures', 'tasks', 'abort.mjs')
 const blockUntilGo = { module: FIX, name: 'blockUntilGo' } as const
 const blockOn = { module: FIX, name: 'blockOn' } as const
+const deafItem = { module: FIX, name: 'deafItem' } as const
+const never = { module: FIX, name: 'never' } as const
 const dirs: string[] = []
 test.after.always(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 function scratch(): string {
@@ -91,6 +93,19 @@ test.serial('aborting a compute while its tasks run rejects with the reason and 
   await nothingLeft(t)
 })
 
+test.serial('an async step aborted during an item that ignores the signal starts no further item of its partition', async (t) => {
+  const dir = scratch()
+  const ac = new AbortController()
+  const p = client.compute(bag.fromSequence([1, 2, 3], { npartitions: 1 }).map(deafItem, dir, 1500), { signal: ac.signal })
+  await until(() => started(dir).length >= 1, 30_000, 'the first item running')
+  ac.abort()
+  t.true(isAbortError(await rejection(p)))
+  await until(() => existsSync(join(dir, 'done-1')), 30_000, 'the first item done')
+  await new Promise((r) => setTimeout(r, 500))
+  t.deepEqual(started(dir), ['started-1'], 'no item after the abort')
+  await nothingLeft(t)
+})
+
 test.serial('aborting a take while its partition runs stops it too', async (t) => {
   const dir = scratch()
   const ac = new AbortController()
@@ -160,6 +175,21 @@ test.serial('result, gather and wait stop waiting when their signal aborts; the 
   writeFileSync(join(dir, 'go'), '')
   t.is(await f.result(), 7)
   f.release()
+  await nothingLeft(t)
+})
+
+test.serial('a compute of tasks that never settle, aborted, frees its workers: their runs get a cancel\'s grace, then the workers restart, and the next compute answers', async (t) => {
+  const dir = scratch()
+  const ac = new AbortController()
+  const p = client.compute(bag.fromSequence([1, 2, 3, 4], { npartitions: 4 }).map(never, dir), { signal: ac.signal })
+  await until(() => started(dir).length >= 2, 30_000, 'both workers busy')
+  ac.abort()
+  t.true(isAbortError(await rejection(p)))
+  const t0 = Date.now()
+  // A released run would keep its slot for the released-task grace (60 s); an aborted call's is a cancel's (5 s).
+  const next = await client.compute(bag.fromSequence([5, 6], { npartitions: 2 }).map((x: number) => x * 2))
+  t.deepEqual(next, [10, 12])
+  t.true(Date.now() - t0 < 40_000, `the next compute answered after ${Date.now() - t0} ms`)
   await nothingLeft(t)
 })
 

@@ -1,15 +1,19 @@
 import test from 'ava'
 import { schedulerWorkers, SpillwayError, type Client } from 'spillway'
 import { planRebalance } from '../src/scheduler/rebalance-rule'
-import { alive, cluster, until } from './cluster-helpers'
+import { alive, cluster, sharedCluster, until } from './cluster-helpers'
+
+// One cluster for the tests that leave its workers as they found them (the
+// same workers as cluster()'s); the tests run one at a time.
+let client!: Client
+sharedCluster(test, (c) => (client = c), { reserveMemGb: 1 })
 
 async function addresses(client: Client): Promise<[string, string]> {
   const ws = Object.keys(await schedulerWorkers(client)).sort()
   return [ws[0], ws[1]]
 }
 
-test('client.run calls a function on every worker and returns { address: result }; a throw names the worker', async (t) => {
-  const { client } = await cluster(t)
+test.serial('client.run calls a function on every worker and returns { address: result }; a throw names the worker', async (t) => {
   const [a, b] = await addresses(client)
   const pids = await client.run(() => process.pid)
   t.deepEqual(Object.keys(pids).sort(), [a, b])
@@ -24,7 +28,8 @@ test('client.run calls a function on every worker and returns { address: result 
   t.is((bad as SpillwayError).code, 'ERR_SPILLWAY_INVALID_ARGUMENT')
 })
 
-test('whoHas and hasWhat say where values live; replicate keeps copies, so a lost holder costs no recompute', async (t) => {
+test.serial('whoHas and hasWhat say where values live; replicate keeps copies, so a lost holder costs no recompute', async (t) => {
+  // Its own cluster: it SIGKILLs a worker.
   const { client } = await cluster(t)
   const [a, b] = await addresses(client)
   const f = client.submit((n: number) => Buffer.alloc(n, 7), [3 << 20], { workers: [a], pure: false })
@@ -54,8 +59,7 @@ test('whoHas and hasWhat say where values live; replicate keeps copies, so a los
   t.is((zero as SpillwayError).code, 'ERR_SPILLWAY_INVALID_ARGUMENT')
 })
 
-test('rebalance moves values from the worker holding most to the one holding least', async (t) => {
-  const { client } = await cluster(t)
+test.serial('rebalance moves values from the worker holding most to the one holding least', async (t) => {
   const [a, b] = await addresses(client)
   // 40% of A's limit on A (above Dask's sender-min of 30%), nothing on B.
   const limit = client.scheduler.workers.get(a)!.memoryLimit
@@ -76,7 +80,8 @@ test('rebalance moves values from the worker holding most to the one holding lea
   t.is((await client.rebalance()).moved, 0)
 })
 
-test('client.restart kills and restarts every worker; Futures are cancelled and the cluster works after', async (t) => {
+test.serial('client.restart kills and restarts every worker; Futures are cancelled and the cluster works after', async (t) => {
+  // Its own cluster: it restarts the cluster.
   const { client } = await cluster(t)
   const before = Object.values(await client.run(() => process.pid))
   const f = client.submit((x: number) => x * 2, [21], { pure: false })
@@ -93,7 +98,7 @@ test('client.restart kills and restarts every worker; Futures are cancelled and 
 
 // Dask's rule (distributed/scheduler.py _rebalance_find_msgs): senders above mean + half gap and sender-min;
 // recipients below mean - half gap and recipient-max; no sender below the mean, no recipient above it.
-test('planRebalance follows Dask rebalance rule', (t) => {
+test.serial('planRebalance follows Dask rebalance rule', (t) => {
   const GB = 2 ** 30
   const vals = (n: number, size: number) => Array.from({ length: n }, (_, i) => ({ key: `k${size}-${i}`, nbytes: size }))
   // Mean 0.3 GB: A at 0.6 sends, B and C at 0.15 receive.

@@ -1,12 +1,16 @@
 import test from 'ava'
-import { random, schedulerWorkers } from 'spillway'
-import { cluster, until } from './cluster-helpers'
+import { random, schedulerWorkers, type Client } from 'spillway'
+import { cluster, sharedCluster, until } from './cluster-helpers'
+
+// One cluster for the tests that leave its workers as they found them (the
+// same workers as cluster()'s); the tests run one at a time.
+let client!: Client
+sharedCluster(test, (c) => (client = c), { reserveMemGb: 1 })
 
 const managed = async (client: Parameters<typeof schedulerWorkers>[0]) =>
   Object.values(await schedulerWorkers(client)).reduce((s, w) => s + ((w.metrics as any).managedBytes ?? 0), 0)
 
-test('an array released while its tasks still run leaves nothing held on the workers or counted by the scheduler', async (t) => {
-  const { client } = await cluster(t)
+test.serial('an array released while its tasks still run leaves nothing held on the workers or counted by the scheduler', async (t) => {
   const s = client.scheduler
   const x = await client.persist(random.random([4_000_000], { chunks: 250_000, seed: 5 }))
   // Each worker has up to 4 runs queued behind its one thread at this point.
@@ -23,7 +27,8 @@ test('an array released while its tasks still run leaves nothing held on the wor
   t.is(await managed(client), 0)
 })
 
-test('a worker lost after a release does not bring the released tasks back', async (t) => {
+test.serial('a worker lost after a release does not bring the released tasks back', async (t) => {
+  // Its own cluster: it SIGKILLs a worker and counts lostWorkers from zero.
   const { client } = await cluster(t)
   const s = client.scheduler
   const x = await client.persist(random.random([4_000_000], { chunks: 250_000, seed: 6 }))
@@ -36,8 +41,7 @@ test('a worker lost after a release does not bring the released tasks back', asy
   for (const w of s.workers.values()) t.is(w.held.size + w.processing.size, 0)
 })
 
-test('persisting again right after a release keeps the new chunks: only the stale results are freed', async (t) => {
-  const { client } = await cluster(t)
+test.serial('persisting again right after a release keeps the new chunks: only the stale results are freed', async (t) => {
   // Tiny chunks, few enough that the second persist is placed on the workers
   // while the first one's runs are still queued there, and a stale release
   // would land after the new chunk is stored.

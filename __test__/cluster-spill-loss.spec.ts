@@ -1,10 +1,15 @@
 import test from 'ava'
 import { readdirSync, rmSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { random, schedulerWorkers } from 'spillway'
-import { cluster, until } from './cluster-helpers'
+import { random, schedulerWorkers, type Client } from 'spillway'
+import { cluster, sharedCluster, until } from './cluster-helpers'
 
 const SMALL = { chunks: 250_000, seed: 12 }
+
+// One cluster for the tests that leave its workers as they found them (the
+// same workers as cluster()'s); the tests run one at a time.
+let client!: Client
+sharedCluster(test, (c) => (client = c), { reserveMemGb: 1 })
 
 /** Spill files by worker directory. */
 function spillFiles(dir: string): string[][] {
@@ -13,7 +18,8 @@ function spillFiles(dir: string): string[][] {
     .map((e) => readdirSync(join(dir, e.name)).filter((f) => f.endsWith('.spill')).map((f) => join(dir, e.name, f)))
 }
 
-test('a spill file corrupted or deleted on disk is recomputed: the reduction gives the clean answer', async (t) => {
+test.serial('a spill file corrupted or deleted on disk is recomputed: the reduction gives the clean answer', async (t) => {
+  // Its own cluster: other memory options, and it counts the tasks its workers ran.
   // A 0.1 target on 1 GiB workers: about half of 400 MB spills.
   const { client, tempDir } = await cluster(t, { memoryTarget: 0.1, memorySpill: 0.3 })
   const x = await client.persist(random.random([50_000_000], { chunks: 1_000_000, seed: 11 }))
@@ -40,8 +46,7 @@ test('a spill file corrupted or deleted on disk is recomputed: the reduction giv
   )
 })
 
-test('a chunk its worker no longer holds is recomputed instead of being waited for forever', async (t) => {
-  const { client } = await cluster(t)
+test.serial('a chunk its worker no longer holds is recomputed instead of being waited for forever', async (t) => {
   const x = await client.persist(random.random([4_000_000], SMALL))
   await x.wait()
   const clean = await client.compute(x.sum())
@@ -53,8 +58,7 @@ test('a chunk its worker no longer holds is recomputed instead of being waited f
   t.is(client.scheduler.tasks.get(key)!.state, 'memory')
 })
 
-test('a chunk that can never be read back fails the reduction with a coded error naming it, and is not lost', async (t) => {
-  const { client } = await cluster(t)
+test.serial('a chunk that can never be read back fails the reduction with a coded error naming it, and is not lost', async (t) => {
   const x = await client.persist(random.random([4_000_000], SMALL))
   await x.wait()
   const clean = await client.compute(x.sum())

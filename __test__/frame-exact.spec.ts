@@ -7,7 +7,7 @@ import test from 'ava'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { bag, col, count, frame, nUnique, type Client } from 'spillway'
+import { bag, col, count, frame, lit, nUnique, type Client } from 'spillway'
 import { sharedCluster } from './cluster-helpers'
 
 const dir = mkdtempSync(join(tmpdir(), 'spillway-exact-'))
@@ -72,6 +72,20 @@ test.serial('-0.0 and 0.0 are one value in filters, groups, distinct, nUnique, j
   t.deepEqual([...joined.getChild('i')!.toArray()].map(Number).sort(), [0, 1, 4], '-0.0 rows match the 0.0 key')
   t.deepEqual(await ids(f.sortBy('y')), [0, 1, 4, 3, 2, 5], 'the zeros tie in input order, NaN last')
   t.true(Number.isNaN(await client.compute(f.max('y'))))
+})
+
+test.serial('a float64 literal reaches the core exactly (1e15 + 0.5 was read one ulp off); a Parquet filter naming no column reads as over CSV', async (t) => {
+  const p = join(dir, 'lit.csv')
+  writeFileSync(p, 'a\n1000000000000000.5\n2\n')
+  const f = frame.readCsv(p, { schema: { a: 'float64' } })
+  const got = await client.compute(f.select(lit(1000000000000000.5).alias('e'), col('a').eq(1000000000000000.5).alias('same'), col('a').plus(1000000000000000.5).alias('s')))
+  t.deepEqual([...got.getChild('e')!.toArray()], [1000000000000000.5, 1000000000000000.5])
+  t.deepEqual([...got.getChild('same')!.toArray()], [true, false])
+  t.deepEqual([...got.getChild('s')!.toArray()], [2000000000000001, 1000000000000002.5])
+  await client.compute(f.toParquet(join(dir, 'lit-*.parquet')))
+  const parquet = frame.readParquet(join(dir, 'lit-*.parquet'))
+  t.is((await client.compute(parquet.filter(lit(1).eq(0)))).numRows, 0)
+  t.is((await client.compute(parquet.filter(lit(1).eq(1)).select('a'))).numRows, 2)
 })
 
 test.serial('a Latin-1 CSV reads exactly with encoding latin1; without it the first bad byte is a coded error naming file, line and column', async (t) => {

@@ -2,14 +2,18 @@ import test from 'ava'
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { SpillwayError } from 'spillway'
-import { cluster, until } from './cluster-helpers'
+import { SpillwayError, type Client } from 'spillway'
+import { cluster, sharedCluster, until } from './cluster-helpers'
 
 const FIX = join(__dirname, 'fixtures', 'tasks')
 const esm = (name: string) => ({ module: join(FIX, 'esm.mjs'), name })
 
-test('a thrown error rejects the Future with ERR_SPILLWAY_TASK keeping the remote name, message and stack; dependents fail with it', async (t) => {
-  const { client } = await cluster(t)
+// One cluster for the tests that leave its workers as they found them (the
+// same workers as cluster()'s); the tests run one at a time.
+let client!: Client
+sharedCluster(test, (c) => (client = c), { reserveMemGb: 1 })
+
+test.serial('a thrown error rejects the Future with ERR_SPILLWAY_TASK keeping the remote name, message and stack; dependents fail with it', async (t) => {
   const bad = client.submit(esm('boom'), ['out of range here'])
   const dependent = client.submit(esm('double'), [bad])
   const err = (await t.throwsAsync(() => bad.result())) as SpillwayError
@@ -27,15 +31,13 @@ test('a thrown error rejects the Future with ERR_SPILLWAY_TASK keeping the remot
   t.is(dependent.status, 'error')
 })
 
-test('retries rerun a task that threw', async (t) => {
-  const { client } = await cluster(t)
+test.serial('retries rerun a task that threw', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'spillway-retry-'))
   await t.throwsAsync(() => client.submit(esm('flaky'), [join(dir, 'a')]).result(), { message: /first try fails/ })
   t.is(await client.submit(esm('flaky'), [join(dir, 'b')], { retries: 1 }).result(), 'second try works')
 })
 
-test('cancel drops queued work, aborts the running task’s signal and fails dependents with ERR_SPILLWAY_CANCELLED', async (t) => {
-  const { client } = await cluster(t)
+test.serial('cancel drops queued work, aborts the running task’s signal and fails dependents with ERR_SPILLWAY_CANCELLED', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'spillway-cancel-'))
   const marker = join(dir, 'aborted')
   const running = client.submit(esm('untilCancelled'), [marker])
@@ -52,8 +54,7 @@ test('cancel drops queued work, aborts the running task’s signal and fails dep
   t.is(await client.submit(esm('double'), [4]).result(), 8)
 })
 
-test('a shipped function that uses its enclosing scope fails with a message that says so and points to modules', async (t) => {
-  const { client } = await cluster(t)
+test.serial('a shipped function that uses its enclosing scope fails with a message that says so and points to modules', async (t) => {
   const factor = 3
   const err = (await t.throwsAsync(() => client.submit((x: number) => x * factor, [2]).result())) as SpillwayError
   t.is(err.code, 'ERR_SPILLWAY_TASK')
@@ -62,8 +63,7 @@ test('a shipped function that uses its enclosing scope fails with a message that
   t.regex(err.message, /module/)
 })
 
-test('bad input gets a coded error naming it', async (t) => {
-  const { client } = await cluster(t)
+test.serial('bad input gets a coded error naming it', async (t) => {
   const invalid = { code: 'ERR_SPILLWAY_INVALID_ARGUMENT' }
   t.throws(() => client.submit(42 as any), { ...invalid, message: /fn/ })
   t.throws(() => client.submit(Math.max), { ...invalid, message: /native function/ })
@@ -88,13 +88,15 @@ test('bad input gets a coded error naming it', async (t) => {
   t.throws(() => client.submit(esm('double'), [released]), { ...invalid, message: /released/ })
   await t.throwsAsync(() => released.result(), { code: 'ERR_SPILLWAY_RELEASED' })
 
+  // A second cluster: a Future of another client's.
   const other = await cluster(t)
   const foreign = other.client.submit(esm('double'), [1])
   t.throws(() => client.submit(esm('double'), [foreign]), { ...invalid, message: /another client|this client/ })
   await t.throwsAsync(() => client.gather([foreign]), invalid)
 })
 
-test('a user task that kills 3 workers fails with KilledWorkerError naming it; its dependents fail too and the cluster goes on', async (t) => {
+test.serial('a user task that kills 3 workers fails with KilledWorkerError naming it; its dependents fail too and the cluster goes on', async (t) => {
+  // Its own cluster: the task kills three workers.
   const { client } = await cluster(t)
   const hog = client.submit(esm('hog'), [])
   const after = client.submit(esm('double'), [hog])

@@ -1,14 +1,18 @@
 import test from 'ava'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { asCompleted, clusterView, Future, schedulerWorkers, taskProgress, wait, withProgress } from 'spillway'
-import { cluster } from './cluster-helpers'
+import { asCompleted, clusterView, Future, schedulerWorkers, taskProgress, wait, withProgress, type Client } from 'spillway'
+import { sharedCluster } from './cluster-helpers'
 
 const FIX = join(__dirname, 'fixtures', 'tasks')
 const esm = (name: string) => ({ module: join(FIX, 'esm.mjs'), name })
 
-test('submit, map and gather with module functions (ESM by path and file: URL, CommonJS) and shipped functions', async (t) => {
-  const { client } = await cluster(t)
+// One cluster for every test (the same workers as cluster()'s): none changes
+// its workers; the tests run one at a time.
+let client!: Client
+sharedCluster(test, (c) => (client = c), { reserveMemGb: 1 })
+
+test.serial('submit, map and gather with module functions (ESM by path and file: URL, CommonJS) and shipped functions', async (t) => {
   const add = client.submit((a: number, b: number) => a + b, [1, 2])
   t.true(add instanceof Future)
   t.false('then' in add, 'a Future is not a thenable')
@@ -35,8 +39,7 @@ test('submit, map and gather with module functions (ESM by path and file: URL, C
   t.is(await client.submit(helpers.later, [1]).result(), 2)
 })
 
-test('Futures nested anywhere in the arguments become their values; gather keeps the shape', async (t) => {
-  const { client } = await cluster(t)
+test.serial('Futures nested anywhere in the arguments become their values; gather keeps the shape', async (t) => {
   const [a, b, c] = client.map(esm('double'), [1, 2, 3])
   const total = client.submit(esm('sumAll'), [[a, b, c]])
   const shaped = client.submit(esm('describe'), [{ a, b: [b, { deep: c }] }])
@@ -45,8 +48,7 @@ test('Futures nested anywhere in the arguments become their values; gather keeps
   t.deepEqual(await client.gather({ x: [a, 'plain', { y: b }], total }), { x: [2, 'plain', { y: 4 }], total: 12 })
 })
 
-test('pure calls share a key and run once; key, priority and workers options are honoured', async (t) => {
-  const { client } = await cluster(t)
+test.serial('pure calls share a key and run once; key, priority and workers options are honoured', async (t) => {
   const f1 = client.submit(esm('double'), [5])
   const f2 = client.submit(esm('double'), [5])
   t.is(f1.key, f2.key)
@@ -62,8 +64,7 @@ test('pure calls share a key and run once; key, priority and workers options are
   t.is([...pids][0], (await schedulerWorkers(client))[workers[1]].pid)
 })
 
-test('taskContext gives the key, the worker and a signal; wait and asCompleted report every Future', async (t) => {
-  const { client } = await cluster(t)
+test.serial('taskContext gives the key, the worker and a signal; wait and asCompleted report every Future', async (t) => {
   const ctx = client.submit(esm('context'), [], { key: 'ctx-task' })
   const v = (await ctx.result()) as any
   t.is(v.key, 'ctx-task')
@@ -85,8 +86,7 @@ test('taskContext gives the key, the worker and a signal; wait and asCompleted r
   t.is(all.notDone.length, 0)
 })
 
-test('user tasks show in the dashboard view grouped by function name, with each worker’s transfer bytes, and in task progress', async (t) => {
-  const { client } = await cluster(t)
+test.serial('user tasks show in the dashboard view grouped by function name, with each worker’s transfer bytes, and in task progress', async (t) => {
   const [a, b] = Object.keys(await schedulerWorkers(client))
   const cols = [0, 1, 2].map((i) => client.submit(esm('column'), [i, 100_000], { workers: [a] }))
   const sums = client.map(esm('total'), cols, { workers: [b] })

@@ -8,11 +8,16 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { bag, clusterReport, random, setupClient, SpillwayError, wait, type Client } from 'spillway'
-import { alive, cluster, until } from './cluster-helpers'
+import { alive, cluster, sharedCluster, until } from './cluster-helpers'
 
 const FIX = join(__dirname, 'fixtures', 'tasks')
 const esm = (name: string) => ({ module: join(FIX, 'esm.mjs'), name })
 const inc = (x: number) => x + 1
+
+// One cluster for the tests that neither restart, retire nor kill a worker
+// (the same workers as cluster()'s); the tests run one at a time.
+let client!: Client
+sharedCluster(test, (c) => (client = c), { reserveMemGb: 1 })
 
 /** How many of the keys each worker holds, by address. */
 async function spread(client: Client, keys: { key: string }[]): Promise<number[]> {
@@ -23,6 +28,7 @@ async function spread(client: Client, keys: { key: string }[]): Promise<number[]
 }
 
 test.serial('restart cancels every Future, a failed one too, and the scheduler forgets every key: whoHas() names none, new work runs', async (t) => {
+  // Its own cluster: it restarts the cluster.
   const { client } = await cluster(t)
   const futures = client.map(inc, Array.from({ length: 20 }, (_, i) => i))
   const failed = client.submit(esm('boom'), ['before the restart'])
@@ -43,6 +49,7 @@ test.serial('restart cancels every Future, a failed one too, and the scheduler f
 })
 
 test.serial('a Future made before restart and released after leaves the new Future of its key alone; the old ones stay cancelled when the key runs again', async (t) => {
+  // Its own cluster: it restarts the cluster.
   const { client } = await cluster(t)
   const old = client.submit(inc, [41], { key: 'same-key' })
   const twin = client.submit(inc, [41], { key: 'same-key' })
@@ -76,7 +83,6 @@ test.serial('a Future made before restart and released after leaves the new Futu
 })
 
 test.serial('a failed key submitted again is a new generation: the old Future stays "error", and releasing it keeps the new value', async (t) => {
-  const { client } = await cluster(t)
   const first = client.submit(esm('boom'), ['first run'], { key: 'again' })
   t.regex(((await first.exception()) as Error).message, /first run/)
   const second = client.submit(inc, [9], { key: 'again' })
@@ -104,13 +110,13 @@ test.serial('a failed key submitted again is a new generation: the old Future st
 })
 
 test.serial("a task's own client keeps generations apart: its failed sub-task key submitted again, the old Future released, the new value stays", async (t) => {
-  const { client } = await cluster(t)
   const f = client.submit({ module: join(FIX, 'generations.mjs'), name: 'resubmit' }, [], { pure: false })
   t.deepEqual(await f.result(), { firstStatus: 'error', value: 2, secondStatus: 'finished', again: 2 })
   await until(() => !client.scheduler.tasks.has('sub-again'), 10_000, "the task's holds to be let go of")
 })
 
 test.serial('an array or bag persisted before restart and released after leaves the same keys persisted again alone', async (t) => {
+  // Its own cluster: it restarts the cluster.
   const { client } = await cluster(t)
   const arr = random.random([40_000], { chunks: 10_000, seed: 3 })
   const items = bag.fromSequence([1, 2, 3, 4, 5, 6], { npartitions: 3 })
@@ -131,6 +137,7 @@ test.serial('an array or bag persisted before restart and released after leaves 
 })
 
 test.serial('100 concurrent restarts share one: no MaxListenersExceededWarning, each worker restarted once, not counted as lost', async (t) => {
+  // Its own cluster: it restarts the workers and counts lostWorkers from zero.
   const { client } = await cluster(t)
   const warnings: string[] = []
   const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`)
@@ -153,7 +160,6 @@ test.serial('100 concurrent restarts share one: no MaxListenersExceededWarning, 
 })
 
 test.serial('taskContext().worker is the address nthreads, whoHas, run and workers= take', async (t) => {
-  const { client } = await cluster(t)
   const addresses = Object.keys(client.nthreads())
   for (const a of addresses) {
     const f = client.submit(esm('context'), [], { workers: [a], pure: false })
@@ -167,7 +173,6 @@ test.serial('taskContext().worker is the address nthreads, whoHas, run and worke
 })
 
 test.serial('rebalance(futures) waits for unfinished Futures before it moves anything (Dask test_rebalance_unprepared)', async (t) => {
-  const { client } = await cluster(t)
   const [a] = Object.keys(client.nthreads())
   const futures = client.map(esm('sleep'), Array.from({ length: 6 }, () => 150), Array.from({ length: 6 }, (_, i) => i), { workers: [a], pure: false })
   t.true(futures.some((f) => f.status === 'pending'))
@@ -183,7 +188,6 @@ test.serial('rebalance(futures) waits for unfinished Futures before it moves any
 })
 
 test.serial('scatter places values on the workers in turn: 100 over 2 workers are 50 each, single scatters alternate', async (t) => {
-  const { client } = await cluster(t)
   const futures = (await client.scatter(Array.from({ length: 100 }, (_, i) => i))) as { key: string }[]
   t.deepEqual(await spread(client, futures), [50, 50])
   const singles = []
@@ -196,6 +200,7 @@ test.serial('scatter places values on the workers in turn: 100 over 2 workers ar
 })
 
 test.serial('scatter of 99 values of any size over 3 workers puts 33 on each', async (t) => {
+  // Its own cluster: three workers.
   const setup = await setupClient({ workloadType: 'cpu', localWorkers: 3, maxMemGb: 3.5, reserveMemGb: 0.5, dashboard: false, silenceLogs: true } as any)
   t.teardown(async () => {
     await setup.client.close()
@@ -211,6 +216,7 @@ test.serial('scatter of 99 values of any size over 3 workers puts 33 on each', a
 })
 
 test.serial('clusterReport().lostWorkers counts a worker that died, not one retired gracefully', async (t) => {
+  // Its own cluster: it retires one worker and SIGKILLs the other, counting lostWorkers from zero.
   const { client } = await cluster(t)
   const [a, b] = Object.keys(client.nthreads())
   const retiredPid = client.scheduler.workers.get(a)!.pid

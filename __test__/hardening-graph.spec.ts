@@ -80,6 +80,7 @@ test.serial('the counts are those of the tasks made, for arrays and bags of rand
 })
 
 test.serial('maxGraphTasks raises or lowers the limit; a graph at the limit computes the right value', async (t) => {
+  // Its own cluster: another maxGraphTasks.
   const { client: c } = await cluster(t, { maxGraphTasks: 25 })
   t.is(c.maxGraphTasks, 25)
   const x = random.random([25], { chunks: 1, seed: 7 })

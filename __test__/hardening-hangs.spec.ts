@@ -59,6 +59,21 @@ test('a released Future of a never-ending synchronous task: 4 quick tasks finish
   t.true(alive(pid), 'the default grace (60 s) has not run out: the blocked worker is still there')
 })
 
+test('a Future that never settles, still held, on one worker: an unrelated compute answers, the work sent ahead to that worker taken back for the idle one', async (t) => {
+  t.timeout(120_000)
+  const { client } = await cluster(t, { threadsPerWorker: 1 })
+  const dir = scratch(t)
+  const [a] = await byName(client)
+  const marker = join(dir, 'never')
+  const never = client.submit(fn('neverSettles'), [marker], { workers: [a.name], pure: false })
+  const pid = await pidIn(marker)
+  const items = Array.from({ length: 12 }, (_, i) => i)
+  const got = await bounded(client.compute(bag.fromSequence(items, { npartitions: 12 }).map((x: number) => x + 1)), 'a compute beside a Future that never settles', 40_000)
+  t.deepEqual(got, items.map((x) => x + 1))
+  t.true(alive(pid), 'taken back, not restarted: its worker still runs the held Future')
+  never.release()
+})
+
 test('a released Future of a never-ending synchronous task: its worker is restarted after releasedTaskGrace, quick tasks run there, and what it held is recomputed', async (t) => {
   t.timeout(120_000)
   const { client } = await cluster(t, { threadsPerWorker: 1, releasedTaskGrace: GRACE })

@@ -4,12 +4,17 @@ import test from 'ava'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { schedulerWorkers, type SpillwayError } from 'spillway'
-import { alive, cluster, until } from './cluster-helpers'
+import { schedulerWorkers, type Client, type SpillwayError } from 'spillway'
+import { alive, cluster, sharedCluster, until } from './cluster-helpers'
 
 const FIX = join(__dirname, 'fixtures', 'tasks', 'hardening.mjs')
 const fn = (name: string) => ({ module: FIX, name })
 const HANG_MS = 60_000
+
+// One cluster for the tests that leave its workers as they found them (the
+// same workers as cluster()'s); the tests run one at a time.
+let client!: Client
+sharedCluster(test, (c) => (client = c), { reserveMemGb: 1 })
 
 function bounded<T>(p: Promise<T>, what: string, ms = HANG_MS): Promise<T> {
   let timer: NodeJS.Timeout
@@ -24,8 +29,7 @@ function scratch(t: { teardown(fn: () => void): void }): string {
 
 const byName = async (client: Parameters<typeof schedulerWorkers>[0]) => Object.values(await schedulerWorkers(client)).sort((a, b) => a.name.localeCompare(b.name))
 
-test('an argument that cannot be sent fails at submit, naming its path; the cluster goes on', async (t) => {
-  const { client } = await cluster(t)
+test.serial('an argument that cannot be sent fails at submit, naming its path; the cluster goes on', async (t) => {
   for (const [args, path] of [
     [[() => 1], 'args[0]'],
     [[1, { a: [2, function f() {}] }], 'args[1].a[1]'],
@@ -42,7 +46,8 @@ test('an argument that cannot be sent fails at submit, naming its path; the clus
   t.deepEqual(await bounded(client.submit(fn('echo'), [{ a: [1, 2] }], { pure: false }).result(), 'a task after the refused ones'), { a: [1, 2] })
 })
 
-test('result() of a running task rejects with ERR_SPILLWAY_CLOSED once the client closes, asked before or after', async (t) => {
+test.serial('result() of a running task rejects with ERR_SPILLWAY_CLOSED once the client closes, asked before or after', async (t) => {
+  // Its own cluster: it closes its client.
   const { client } = await cluster(t)
   const f = client.submit(fn('sleep'), [60_000, 1], { pure: false })
   await until(() => client.scheduler.tasks.get(f.key)?.state === 'processing', 20_000, 'the task to run')
@@ -53,7 +58,8 @@ test('result() of a running task rejects with ERR_SPILLWAY_CLOSED once the clien
   t.is(((await bounded(f.exception(), 'exception()')) as SpillwayError)?.code, 'ERR_SPILLWAY_CLOSED')
 })
 
-test('a restriction by name follows its worker across a restart: gather of a scattered value and a new submit resolve', async (t) => {
+test.serial('a restriction by name follows its worker across a restart: gather of a scattered value and a new submit resolve', async (t) => {
+  // Its own cluster: it SIGKILLs a worker.
   const { client } = await cluster(t)
   const [a] = await byName(client)
   const scattered = await client.scatter({ v: 41 }, { workers: [a.name] })
@@ -66,7 +72,8 @@ test('a restriction by name follows its worker across a restart: gather of a sca
   t.not(again.address, a.address, 'a new address')
 })
 
-test('a restriction no live or restarting worker can meet fails with ERR_SPILLWAY_NO_WORKER naming it: a dead address, an unknown name', async (t) => {
+test.serial('a restriction no live or restarting worker can meet fails with ERR_SPILLWAY_NO_WORKER naming it: a dead address, an unknown name', async (t) => {
+  // Its own cluster: it SIGKILLs a worker.
   const { client } = await cluster(t)
   const [a, b] = await byName(client)
   const scattered = await client.scatter({ v: 7 }, { workers: [a.address] })
@@ -86,7 +93,8 @@ test('a restriction no live or restarting worker can meet fails with ERR_SPILLWA
   t.is(await bounded(client.submit(fn('pid'), [], { workers: [a.address, b.name], pure: false }).result(), 'a restriction one live worker meets'), b.pid)
 })
 
-test('a cancelled task that never returns has its worker restarted after a grace period; what it held is recomputed and work runs there again', async (t) => {
+test.serial('a cancelled task that never returns has its worker restarted after a grace period; what it held is recomputed and work runs there again', async (t) => {
+  // Its own cluster: its worker is restarted.
   const { client } = await cluster(t)
   const dir = scratch(t)
   const [a] = await byName(client)
@@ -105,8 +113,7 @@ test('a cancelled task that never returns has its worker restarted after a grace
   t.is(await bounded(held.result(), 'the value it held'), after, 'recomputed on the new process, as for any lost worker')
 })
 
-test('a worker whose event loop a task blocks is reported unresponsive by schedulerWorkers, and the work it had not started runs elsewhere', async (t) => {
-  const { client } = await cluster(t)
+test.serial('a worker whose event loop a task blocks is reported unresponsive by schedulerWorkers, and the work it had not started runs elsewhere', async (t) => {
   const dir = scratch(t)
   const [a, b] = await byName(client)
   const marker = join(dir, 'spinning')

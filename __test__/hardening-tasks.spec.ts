@@ -6,14 +6,18 @@ import { join } from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { Client, SpillwayError } from 'spillway'
-import { cluster, GIB } from './cluster-helpers'
+import { cluster, GIB, sharedCluster } from './cluster-helpers'
 
 const FIX = join(__dirname, 'fixtures', 'tasks')
 const esm = (name: string) => ({ module: join(FIX, 'esm.mjs'), name })
 
-test('a task error whose code is one of spillway’s own fails once with ERR_SPILLWAY_TASK, its code kept in details.remote.code', async (t) => {
+// One cluster for the tests that leave its workers as they found them (the
+// same workers as cluster()'s: 1 GiB each); the tests run one at a time.
+let client!: Client
+sharedCluster(test, (c) => (client = c), { reserveMemGb: 1 })
+
+test.serial('a task error whose code is one of spillway’s own fails once with ERR_SPILLWAY_TASK, its code kept in details.remote.code', async (t) => {
   t.timeout(60_000)
-  const { client } = await cluster(t)
   for (const code of ['ERR_SPILLWAY_MISSING_DEP', 'ERR_SPILLWAY_WORKER_STUCK', 'ERR_SPILLWAY_SPILL_FULL', 'ERR_SPILLWAY_CANCELLED']) {
     const f = client.submit(
       (c: string) => {
@@ -32,8 +36,7 @@ test('a task error whose code is one of spillway’s own fails once with ERR_SPI
   t.is(await client.submit(esm('double'), [21]).result(), 42)
 })
 
-test('keys with lone surrogates are refused at submit and map with ERR_SPILLWAY_INVALID_ARGUMENT naming the key', async (t) => {
-  const { client } = await cluster(t)
+test.serial('keys with lone surrogates are refused at submit and map with ERR_SPILLWAY_INVALID_ARGUMENT naming the key', async (t) => {
   const id = (x: number) => x
   for (const key of ['k-\ud800', 'k-\udfff', '\udc00\ud800']) {
     const err = t.throws(() => client.submit(id, [1], { key })) as SpillwayError
@@ -49,8 +52,7 @@ test('keys with lone surrogates are refused at submit and map with ERR_SPILLWAY_
   t.deepEqual(await client.gather([a, b]), [1, 2])
 })
 
-test("a key named '__proto__' and an argument object with an own '__proto__' entry work like any other", async (t) => {
-  const { client } = await cluster(t)
+test.serial("a key named '__proto__' and an argument object with an own '__proto__' entry work like any other", async (t) => {
   const p = client.submit((x: number) => x + 1, [1], { key: '__proto__' })
   t.is(await client.submit((x: number) => x * 10, [p]).result(), 20)
   t.is(await client.submit((x: number) => x * 10, [p], { key: 'constructor' }).result(), 20)
@@ -60,7 +62,8 @@ test("a key named '__proto__' and an argument object with an own '__proto__' ent
   t.deepEqual(got, [['__proto__'], 2])
 })
 
-test('work submitted on a failed Future fails with that Future’s error; on a cancelled one with ERR_SPILLWAY_CANCELLED', async (t) => {
+test.serial('work submitted on a failed Future fails with that Future’s error; on a cancelled one with ERR_SPILLWAY_CANCELLED', async (t) => {
+  // Its own cluster: it cancels a running 60 s sleep, whose worker is restarted once the cancel's grace ends.
   const { client } = await cluster(t)
   const bad = client.submit(esm('boom'), ['the dependency’s own message'])
   await bad.exception()
@@ -78,8 +81,7 @@ test('work submitted on a failed Future fails with that Future’s error; on a c
   t.is(onCancelled.status, 'cancelled')
 })
 
-test('await client.scatter(v) resolves with a finished Future', async (t) => {
-  const { client } = await cluster(t)
+test.serial('await client.scatter(v) resolves with a finished Future', async (t) => {
   const f = await client.scatter({ some: 'data' })
   t.is(f.status, 'finished')
   const g = await client.scatter(Buffer.alloc(4 << 20, 7))
@@ -87,11 +89,10 @@ test('await client.scatter(v) resolves with a finished Future', async (t) => {
   t.is(((await g.result()) as Buffer)[123], 7)
 })
 
-test('result() of a Future nobody keeps holds its key until the value arrives, through garbage collection', async (t) => {
+test.serial('result() of a Future nobody keeps holds its key until the value arrives, through garbage collection', async (t) => {
   t.timeout(120_000)
   setFlagsFromString('--expose-gc')
   const gc = runInNewContext('gc') as () => void
-  const { client } = await cluster(t)
   const make = (n: number) => Buffer.alloc(n, 3)
   for (let i = 0; i < 6; i++) {
     let settled = false
@@ -113,8 +114,9 @@ test('result() of a Future nobody keeps holds its key until the value arrives, t
   }
 })
 
-test('cancel is per client: one client’s cancel leaves another client’s Future of the same pure key running', async (t) => {
+test.serial('cancel is per client: one client’s cancel leaves another client’s Future of the same pure key running', async (t) => {
   t.timeout(60_000)
+  // Its own cluster: it cancels a running 60 s sleep, whose worker is restarted once the cancel's grace ends.
   const { client, cluster: c } = await cluster(t)
   const other = new Client(c)
   t.teardown(() => other.close())
@@ -137,8 +139,7 @@ test('cancel is per client: one client’s cancel leaves another client’s Futu
   t.is(await b.result(), 'slept')
 })
 
-test('a 100 000-character error message arrives cut, keeping its start and the stack', async (t) => {
-  const { client } = await cluster(t)
+test.serial('a 100 000-character error message arrives cut, keeping its start and the stack', async (t) => {
   const f = client.submit(
     (n: number) => {
       throw new TypeError(`START${'x'.repeat(n)}END`)
@@ -159,8 +160,9 @@ test('a 100 000-character error message arrives cut, keeping its start and the s
   t.regex(remote.stack, /^TypeError: STARTx+…[^\n]*\n\s+at /)
 })
 
-test('a task that exits its worker is named as such, not as one that needs more memory', async (t) => {
+test.serial('a task that exits its worker is named as such, not as one that needs more memory', async (t) => {
   t.timeout(120_000)
+  // Its own cluster: the task exits its worker.
   const { client } = await cluster(t)
   const f = client.submit(() => process.exit(0), [], { pure: false })
   const err = (await t.throwsAsync(() => f.result())) as SpillwayError
@@ -171,8 +173,7 @@ test('a task that exits its worker is named as such, not as one that needs more 
   t.is(await client.submit(esm('double'), [5]).result(), 10)
 })
 
-test('a scatter too large for any worker is refused with ERR_SPILLWAY_TOO_LARGE naming both sizes', async (t) => {
-  const { client } = await cluster(t)
+test.serial('a scatter too large for any worker is refused with ERR_SPILLWAY_TOO_LARGE naming both sizes', async (t) => {
   // Never written: the pages of a fresh allocation stay unbacked.
   const big = Buffer.allocUnsafeSlow(Math.floor(1.25 * GIB))
   const err = (await t.throwsAsync(() => client.scatter(big))) as SpillwayError

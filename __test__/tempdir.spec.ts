@@ -88,12 +88,13 @@ test('low free space gives a warning, printed to stderr unless silent', async (t
   t.regex(jobfs.warning!, /#PBS -l jobfs=/)
 })
 
-const CHILD = (base: string, wait: boolean) => `
+const CHILD = (base: string, wait: boolean | 'busy', own = '') => `
 const { createSpillDir, SetupConfig } = require(${JSON.stringify(DIST)})
+${own}
 createSpillDir(new SetupConfig({ tempBaseDir: ${JSON.stringify(base)} })).then((d) => {
   require('node:fs').writeFileSync(require('node:path').join(d.path, 'chunk'), 'x')
   console.log(d.path)
-  ${wait ? 'setInterval(() => {}, 1000)' : ''}
+  ${wait === 'busy' ? 'setTimeout(() => { const end = Date.now() + 60_000; while (Date.now() < end); console.log("finished"); }, 50)' : wait ? 'setInterval(() => {}, 1000)' : ''}
 })`
 
 test('directories not removed by the program are removed when the process exits', async (t) => {
@@ -114,4 +115,41 @@ test('... and when the process is killed by SIGTERM, which still dies of the sig
   const [, signal] = await exited
   t.is(signal, 'SIGTERM')
   t.false(existsSync(path))
+})
+
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  test(`... and by ${sig} while the JavaScript thread is busy in a 60 s synchronous loop: the core ends it, dead of the signal, its directory removed`, async (t) => {
+    const base = scratch(t)
+    const child = spawn(process.execPath, ['-e', CHILD(base, 'busy')], { stdio: ['ignore', 'pipe', 'inherit'] })
+    t.teardown(() => child.kill('SIGKILL'))
+    const path = await new Promise<string>((resolve) => child.stdout.once('data', (d) => resolve(String(d).trim())))
+    await new Promise((r) => setTimeout(r, 300))
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once('exit', (code, signal) => resolve([code, signal])))
+    const sent = Date.now()
+    child.kill(sig)
+    const [, signal] = await exited
+    t.is(signal, sig)
+    // The loop runs a minute: ending in well under that is the core's doing, not the listener's.
+    t.true(Date.now() - sent < 30_000, `ended ${Date.now() - sent} ms after the signal`)
+    t.false(existsSync(path))
+  })
+}
+
+test('a program with a SIGINT listener of its own decides: the core does not end it while its JavaScript thread is busy', async (t) => {
+  const base = scratch(t)
+  const own = "process.on('SIGINT', () => { console.log('own listener'); process.exit(7) })"
+  const child = spawn(process.execPath, ['-e', CHILD(base, 'busy', own)], { stdio: ['ignore', 'pipe', 'inherit'] })
+  t.teardown(() => child.kill('SIGKILL'))
+  let out = ''
+  const path = await new Promise<string>((resolve) => child.stdout.once('data', (d) => resolve(String(d).trim())))
+  child.stdout.on('data', (d) => (out += d))
+  await new Promise((r) => setTimeout(r, 300))
+  child.kill('SIGINT')
+  // Past the core's grace (1 s): still alive, the program's own listener waits for the loop.
+  await new Promise((r) => setTimeout(r, 3_000))
+  t.is(child.exitCode, null)
+  t.is(child.signalCode, null)
+  t.true(existsSync(path))
+  child.kill('SIGKILL')
+  t.is(out, '')
 })

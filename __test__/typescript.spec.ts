@@ -5,15 +5,19 @@
 import test from 'ava'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { bag, taskModule } from 'spillway'
-import { cluster } from './cluster-helpers'
+import { bag, taskModule, type Client } from 'spillway'
+import { sharedCluster } from './cluster-helpers'
 import type * as Typed from './fixtures/tasks/typed.mts'
 
 const FIX = join(__dirname, 'fixtures', 'tasks')
 const strips = Boolean((process.features as { typescript?: unknown }).typescript)
 
-test(`a .mts module through taskModule, typed, on Node ${process.version} (${strips ? "Node's own" : "amaro's"} type stripping)`, async (t) => {
-  const { client } = await cluster(t)
+// One cluster for every test (the same workers as cluster()'s): none changes
+// its workers; the tests run one at a time.
+let client!: Client
+sharedCluster(test, (c) => (client = c), { reserveMemGb: 1 })
+
+test.serial(`a .mts module through taskModule, typed, on Node ${process.version} (${strips ? "Node's own" : "amaro's"} type stripping)`, async (t) => {
   const tasks = taskModule<typeof Typed>(pathToFileURL(join(FIX, 'typed.mts')))
   t.false('then' in tasks, 'a task module is not a thenable')
   t.deepEqual(tasks.parse, { module: pathToFileURL(join(FIX, 'typed.mts')).href, name: 'parse' })
@@ -27,8 +31,7 @@ test(`a .mts module through taskModule, typed, on Node ${process.version} (${str
   t.is(words, 5)
 })
 
-test('.cts (CommonJS) and .ts (package type "module") modules; a module Node cannot strip fails with ERR_SPILLWAY_TYPESCRIPT naming it', async (t) => {
-  const { client } = await cluster(t)
+test.serial('.cts (CommonJS) and .ts (package type "module") modules; a module Node cannot strip fails with ERR_SPILLWAY_TYPESCRIPT naming it', async (t) => {
   t.is(await client.submit({ module: join(FIX, 'typed-cjs.cts'), name: 'product' }, [{ a: 6, b: 7 }]).result(), 42)
   t.is(await client.submit({ module: join(FIX, 'ts-esm', 'shout.ts') }, ['hi']).result(), 'HI!')
   const err = await t.throwsAsync(() => client.submit({ module: join(FIX, 'typed-enum.mts'), name: 'pick' }).result(), { code: 'ERR_SPILLWAY_TYPESCRIPT' })
@@ -38,7 +41,7 @@ test('.cts (CommonJS) and .ts (package type "module") modules; a module Node can
   t.is(await client.submit((x: number) => x + 1, [1]).result(), 2)
 })
 
-test('taskModule refuses a relative path, naming the field', (t) => {
+test.serial('taskModule refuses a relative path, naming the field', (t) => {
   t.throws(() => taskModule('./tasks.mts'), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /module.*absolute path/s })
   t.throws(() => taskModule(new URL('https://example.invalid/tasks.mjs')), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT' })
 })

@@ -3,7 +3,7 @@
 //   unit     no cluster (a CLI or a browser at most): `npm test`, four files at once
 //   cluster  real clusters, no ratio to memory: `npm test`, files side by side
 //   scale    a ratio to the workers' memory (3× memory, floods, millions of
-//            records, big joins and group-bys): `npm run test:scale`, alone
+//            records, big joins and group-bys): `npm run test:scale`
 //   release  the release build, the packed install, the glibc floor:
 //            `npm run test:release` (with the Node matrix)
 //
@@ -23,7 +23,7 @@ export const lanes = {
     'bag-real-files', 'cli-bench', 'client-cluster', 'cluster-errors',
     'cluster-lifecycle', 'cluster-pause', 'cluster-recovery', 'cluster-release', 'cluster-spill-loss',
     'docs-examples', 'example-regroup', 'example-tables', 'frame', 'frame-batches',
-    'frame-exact', 'frame-io', 'frame-join-sort', 'frame-ops', 'frame-parquet-files', 'frame-read-quoted',
+    'frame-differential', 'frame-exact', 'frame-io', 'frame-join-sort', 'frame-ops', 'frame-parquet-files', 'frame-read-quoted',
     'frame-read-types', 'frame-real-files', 'frame-visible', 'frame-zero-copy', 'futures', 'futures-client',
     'futures-errors', 'futures-recovery', 'hardening-config', 'hardening-dashboard', 'hardening-files',
     'hardening-futures', 'hardening-fuzz', 'hardening-graph', 'hardening-hangs', 'hardening-keys',
@@ -34,7 +34,7 @@ export const lanes = {
   ],
   scale: [
     'bag-small-files', 'bag-streams', 'compressed-stream', 'hardening-subtasks',
-    'bag-memory', 'cli-demo', 'cluster-pressure', 'frame-big-groupby', 'frame-big-join', 'frame-grace',
+    'bag-memory', 'cli-demo', 'cluster-pressure', 'frame-big-groupby', 'frame-differential-scale', 'frame-big-join', 'frame-grace',
     'futures-memory', 'hardening-flood', 'hardening-spill-full', 'memory-bounds', 'shuffle-memory',
     'shuffle-small-records',
   ],
@@ -47,7 +47,7 @@ export const lanes = {
  * run one at a time and a file's tests one at a time (ava's `serial`, which
  * also allows one file at a time): a cluster spec may start a cluster per test.
  */
-export const shards = { unit: 3, cluster: 3, scale: 1, release: 1 }
+export const shards = { unit: 3, cluster: 3, scale: 2, release: 1 }
 
 /**
  * Seconds a spec took in a lane run beside others (`.ci/run`'s
@@ -61,6 +61,11 @@ const seconds = {
   subtasks: 14, 'spill-full': 13, remote: 12, netns: 12, futures: 12, 'cluster-recovery': 11, 'spill-off': 11,
   dashboard: 39, 'dashboard-browser': 34, architecture: 25, types: 24, 'spill-frames': 18, 'cli-info': 16,
   'frame-types': 14, jobqueue: 11, package: 11,
+  // The scale lane (two shards: each spec's workers have their own limits, the ratio holds beside another)
+  'frame-big-join': 107, 'frame-big-groupby': 33, 'shuffle-memory': 30, 'memory-bounds': 30, 'cli-demo': 25,
+  'hardening-flood': 25, 'bag-memory': 25, 'futures-memory': 20, 'shuffle-small-records': 20, 'cluster-pressure': 20,
+  'hardening-spill-full': 15, 'frame-grace': 15, 'bag-small-files': 10, 'bag-streams': 10, 'compressed-stream': 10,
+  'hardening-subtasks': 10, 'frame-differential-scale': 55,
 }
 
 /**

@@ -142,7 +142,7 @@ export class Client {
     const lanes = Math.max(2, this.totalThreads() * 2)
     const letGo = (ks: string[]) => {
       const mine = ks.filter((k) => held.delete(k))
-      if (mine.length) this.scheduler.release(mine)
+      if (mine.length) this.scheduler.release(mine, signal?.aborted)
     }
     try {
       const partials = await unlessAborted(signal, this.scheduler.reduce(keys, array.dtype, op, lanes, transient ? letGo : undefined))
@@ -230,7 +230,7 @@ export class Client {
       return options.progress && !this.silenceLogs ? await withProgress(this, subs.map((t) => t.key), fetch, { label: 'compute' }) : await fetch()
     } finally {
       if (!this.scheduler.closed) {
-        this.scheduler.release(keys)
+        this.scheduler.release(keys, signal?.aborted)
         shufflesOf(this.scheduler).dropUnread(subs)
       }
     }
@@ -255,7 +255,7 @@ export class Client {
         if (signal) await unlessAborted(signal, this.scheduler.waitFor([keys[i]]))
         out.push(...((await unlessAborted(signal, this.#futures.fetch(keys[i]))) as T[]).slice(0, n - out.length))
       } finally {
-        if (!this.scheduler.closed) this.scheduler.release([keys[i]])
+        if (!this.scheduler.closed) this.scheduler.release([keys[i]], signal?.aborted)
       }
     }
     return out

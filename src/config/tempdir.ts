@@ -5,6 +5,7 @@ import { basename, join, resolve } from 'node:path'
 import type { SetupConfig } from './config'
 import { ConfigError } from '../base/errors'
 import { stderrLogger, type Logger } from '../base/logger'
+import { native } from '../native/binding'
 
 export type SpillBaseSource = 'tempBaseDir' | 'PBS_JOBFS' | 'TMPDIR' | 'os'
 
@@ -92,6 +93,11 @@ export async function resolveSpillBase(config: Pick<SetupConfig, 'tempBaseDir'>,
 const live = new Set<string>()
 let hooked = false
 
+/** The core ends the process for a signal its JavaScript listener does not get to in time: it removes these then. */
+function tellCore(): void {
+  native.setSignalDirs([...live])
+}
+
 function removeAllSync(): void {
   for (const dir of live) {
     try {
@@ -101,9 +107,14 @@ function removeAllSync(): void {
     }
   }
   live.clear()
+  tellCore()
 }
 
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+const isStopSignal = (e: string | symbol): e is (typeof SIGNALS)[number] => (SIGNALS as readonly (string | symbol)[]).includes(e)
+
 function onSignal(signal: NodeJS.Signals): void {
+  native.signalHeard()
   // A program with its own handler decides how to shut down (perhaps closing the cluster, which
   // still needs its spill dir); the 'exit' hook cleans up after it.
   if (process.listenerCount(signal) > 1) return
@@ -118,7 +129,20 @@ function hookExit(): void {
   hooked = true
   process.on('exit', removeAllSync)
   // 'exit' does not run when a signal kills the process, which is how Ctrl-C or a batch job's walltime ends it.
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal)
+  for (const signal of SIGNALS) {
+    process.on(signal, onSignal)
+    native.setSignalOwned(signal, process.listenerCount(signal) > 1)
+  }
+  // These listeners run on the JavaScript thread, which a long synchronous
+  // step holds: the core acts for them after a grace (core signals.rs), unless
+  // the program listens itself, and it is told when that changes.
+  process.on('newListener', (event: string | symbol, fn: unknown) => {
+    if (isStopSignal(event) && fn !== onSignal) native.setSignalOwned(event, true)
+  })
+  process.on('removeListener', (event: string | symbol) => {
+    if (isStopSignal(event)) native.setSignalOwned(event, process.listenerCount(event) > (process.listeners(event).includes(onSignal) ? 1 : 0))
+  })
+  native.chainSignals()
 }
 
 const PREFIX = 'spillway-'
@@ -155,6 +179,7 @@ export async function createSpillDir(config: Pick<SetupConfig, 'tempBaseDir' | '
   await chmod(path, 0o700)
   hookExit()
   live.add(path)
+  tellCore()
   if (base.warning && !(opts.silent ?? config.silenceLogs)) (opts.logger ?? stderrLogger).warn(base.warning)
   let removed = false
   return {
@@ -164,6 +189,7 @@ export async function createSpillDir(config: Pick<SetupConfig, 'tempBaseDir' | '
       if (removed) return
       removed = true
       live.delete(path)
+      tellCore()
       await rm(path, { recursive: true, force: true })
     },
   }

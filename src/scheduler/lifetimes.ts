@@ -14,6 +14,8 @@ import { releaseReplicas, type ReplicaHost } from './replicas'
 
 export class Lifetimes implements ReplicaHost {
   readonly #releases = new Map<WorkerHandle, string[]>()
+  /** The grace the runs stopped by the release under way get (an aborted call's: a cancel's), through every dependency it lets go of. */
+  #releaseGrace: number | undefined
 
   constructor(
     private readonly tasks: Map<string, TaskRecord>,
@@ -42,7 +44,7 @@ export class Lifetimes implements ReplicaHost {
   }
 
   /** Frees a value on its worker (or stops a run in flight, given `graceMs` to stop); the record stays. */
-  dropValue(t: TaskRecord, graceMs?: number): void {
+  dropValue(t: TaskRecord, graceMs: number | undefined = this.#releaseGrace): void {
     const w = t.worker
     if (!w) return
     if (t.state === 'memory') {
@@ -93,13 +95,23 @@ export class Lifetimes implements ReplicaHost {
     }
   }
 
-  /** Lets go of one hold on each key; a value no one needs any more is freed. */
-  release(keys: string[]): void {
-    for (const k of keys) {
-      const t = this.tasks.get(k)
-      if (!t) continue
-      t.refs = Math.max(0, t.refs - 1)
-      if (t.refs === 0) this.forgetOrRelease(t)
+  /**
+   * Lets go of one hold on each key; a value no one needs any more is freed.
+   * `graceMs`: how long a run this stops may take to stop (an aborted call
+   * gives a cancel's; undefined: the released-task grace).
+   */
+  release(keys: string[], graceMs?: number): void {
+    const outer = this.#releaseGrace
+    this.#releaseGrace = graceMs ?? outer
+    try {
+      for (const k of keys) {
+        const t = this.tasks.get(k)
+        if (!t) continue
+        t.refs = Math.max(0, t.refs - 1)
+        if (t.refs === 0) this.forgetOrRelease(t)
+      }
+    } finally {
+      this.#releaseGrace = outer
     }
   }
 

@@ -30,8 +30,17 @@ export function scatterTarget(cluster: object, workers: Iterable<WorkerHandle>, 
   return open[turn % open.length]
 }
 
-/** A worker, 'later' (wait for a busy one), or 'none' (no worker can take anything now). */
-export function pickWorker(workers: Iterable<WorkerHandle>, t: TaskRecord): WorkerHandle | 'later' | 'none' {
+/**
+ * A worker, 'later' (wait for a busy one), or 'none' (no worker can take
+ * anything now). A task taken back from a busy worker (stealing.ts) goes
+ * elsewhere, or waits, while that worker's threads stay busy.
+ */
+export function pickWorker(workers: Iterable<WorkerHandle>, t: TaskRecord, avoidStolen = true): WorkerHandle | 'later' | 'none' {
+  const from = t.stolenFrom
+  if (avoidStolen && from && from.alive && from.busy >= from.nthreads) {
+    const elsewhere = pickWorker([...workers].filter((w) => w !== from), t, false)
+    return elsewhere === 'none' ? 'later' : elsewhere
+  }
   // A value put on its worker takes none of its threads: it goes where its turn said, unless that worker cannot take it now.
   if (t.preferred && takesData(t.preferred) && allowed(t.preferred, t)) return t.preferred
   t.preferred = undefined

@@ -18,6 +18,7 @@ import { settleStuckWork } from './stuck-work'
 import { Lifetimes } from './lifetimes'
 import { TaskRecord, type TaskSubmission, type WorkerHandle } from './state'
 import { Restrictions } from './restrictions'
+import { watchForSteals } from './stealing'
 import { CANCEL_GRACE_MS, markUnresponsive, RELEASED_GRACE_MS, RESPONSE_TIMEOUT_MS, stopRun } from './watchdog'
 import { clusterTotals, type ClusterTotals } from './totals'
 import { missingInputs } from './peer-gone'
@@ -59,6 +60,9 @@ export class Scheduler extends EventEmitter {
   releasedGraceMs = RELEASED_GRACE_MS
   /** Copies of scattered values, to restore them when their holder dies. */
   backup: ScatterBackup | undefined
+
+  /** Work a busy worker has not started goes to an idle one (stealing.ts). */
+  readonly #stopStealing = watchForSteals(this)
 
   constructor(thresholds: Thresholds) {
     super()
@@ -242,6 +246,7 @@ export class Scheduler extends EventEmitter {
   #run(t: TaskRecord, w: WorkerHandle): void {
     t.state = 'processing'
     t.worker = w
+    t.stolenFrom = undefined
     const run = ++t.runs
     w.processing.add(t)
     w.inflight++
@@ -286,6 +291,7 @@ export class Scheduler extends EventEmitter {
       )
       .finally(() => {
         w.inflight--
+        w.lastDone = Date.now()
         this.pump()
       })
   }
@@ -333,11 +339,7 @@ export class Scheduler extends EventEmitter {
   /** client.restart(): every task cancelled, failed ones too, and forgotten (restart-tasks.ts). */
   cancelAndForgetAll = (because: string): void => cancelAndForgetAll(this, because, (t) => this.#life.forget(t))
 
-  /**
-   * Reduces each key where it lives, in batches per worker, recomputing the
-   * chunks of lost workers and those a worker can no longer read back.
-   * `onReduced` hears keys whose partial is in.
-   */
+  /** Reduces each key where it lives, in batches per worker, recomputing the chunks of lost workers and those a worker cannot read back; `onReduced` hears keys whose partial is in. */
   reduce(keys: string[], dtype: string, op: string, concurrency = 8, onReduced?: (keys: string[]) => void): Promise<ReducePartial[]> {
     return reduceWhereHeld(this, keys, dtype, op, concurrency, onReduced)
   }
@@ -347,8 +349,7 @@ export class Scheduler extends EventEmitter {
     w.held.delete(t)
     w.heldBytes -= t.nbytes
     t.worker = undefined
-    // Sent before the task can be placed again, so it never deletes a rerun
-    // on this worker.
+    // Sent before the task can be placed again, so it never deletes a rerun on this worker.
     this.#life.releaseOn(w, t.key)
     if (promoteReplica(t)) return this.pump()
     for (const d of t.dependents) if (d.state === 'queued') d.state = 'waiting'
@@ -364,9 +365,9 @@ export class Scheduler extends EventEmitter {
   releaseCopy = (w: WorkerHandle, key: string): void => this.#life.releaseOn(w, key)
   flushReleases = (w: WorkerHandle): void => this.#life.flush(w)
 
-  /** Lets go of one hold on each key; a value no one needs any more is freed. */
-  release(keys: string[]): void {
-    this.#life.release(keys)
+  /** Lets go of one hold on each key; a value no one needs any more is freed. `aborted`: the holder's call was aborted, so a run this stops gets a cancel's grace (CANCEL_GRACE_MS) before its worker is restarted. */
+  release(keys: string[], aborted = false): void {
+    this.#life.release(keys, aborted ? CANCEL_GRACE_MS : undefined)
     this.pump()
   }
 
@@ -383,6 +384,7 @@ export class Scheduler extends EventEmitter {
 
   close(): void {
     this.#closed = true
+    this.#stopStealing()
     const err = new SpillwayError('ERR_SPILLWAY_CLOSED', 'the cluster was closed')
     for (const t of this.tasks.values()) {
       if (live(t.state)) {

@@ -47,6 +47,8 @@ export class TaskRecord {
   seq = 0
   /** Worker addresses or names it may run on; undefined for any. */
   restrict: Set<string> | undefined
+  /** The busy worker it was taken back from (stealing.ts): placed elsewhere while that one stays busy. */
+  stolenFrom: WorkerHandle | undefined
   format: ValueFormat = 'v8'
   /** What the dashboard groups it under: the function's name or the array's. */
   group = ''
@@ -160,6 +162,8 @@ export class WorkerHandle {
   retiring = false
   /** The retirement under way (retire.ts): a second call waits on it rather than start another. */
   retirement: Promise<unknown> | undefined
+  /** When a run of it last ended (or it joined): one holding queued work that finishes nothing has it taken back (stealing.ts). */
+  lastDone = Date.now()
   /** Since when it has been paused by memory its store cannot spill (paused-restart.ts). */
   unmanagedPausedSince: number | undefined
   /** Set by whoever started it: stops this worker for good (no next incarnation), once retired. */

@@ -113,6 +113,8 @@ export type Request =
   | { op: 'reduce'; key: string; dtype: string; reduceOp: string }
   | { op: 'reduce-many'; keys: string[]; dtype: string; reduceOp: string }
   | { op: 'release'; keys: string[] }
+  /** Gives back the runs of these keys that have not started: they end as skipped (stealing.ts). */
+  | { op: 'steal'; keys: string[] }
   /** Every shard of a shuffle that will not be read (it failed, or its outputs were let go of before they ran). */
   | { op: 'shuffle-drop'; shuffle: string }
   | { op: 'set-thresholds'; thresholds: Partial_<Thresholds> }

@@ -197,6 +197,7 @@ const RESULTS: Record<Request['op'], Check> = {
   }),
   // Replies no one reads.
   cancel: any,
+  steal: any,
   ping: any,
   close: any,
 }

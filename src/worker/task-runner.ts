@@ -39,6 +39,8 @@ export class TaskRunner {
   readonly #waiting = new Map<string, number>()
   readonly #releasedAt = new Map<string, number>()
   readonly #controllers = new Map<string, AbortController>()
+  /** Per key, the runs still waiting for a load or a slot: released (or given back to the scheduler), they stop waiting at once. */
+  readonly #queued = new Map<string, Set<AbortController>>()
   /** The last result size of each function: what its next run will likely allocate. */
   readonly #lastBytes = new Map<string, number>()
 
@@ -76,9 +78,15 @@ export class TaskRunner {
     const controller = new AbortController()
     this.#controllers.set(key, controller)
     this.#waiting.set(key, (this.#waiting.get(key) ?? 0) + 1)
+    const queued = new AbortController()
+    let mine = this.#queued.get(key)
+    if (!mine) this.#queued.set(key, (mine = new Set()))
+    mine.add(queued)
     try {
-      return await this.#run(key, task, who, seq, controller)
+      return await this.#run(key, task, who, seq, controller, queued)
     } finally {
+      mine.delete(queued)
+      if (!mine.size && this.#queued.get(key) === mine) this.#queued.delete(key)
       this.#doneWaiting(key)
       if (this.#controllers.get(key) === controller) this.#controllers.delete(key)
     }
@@ -97,7 +105,7 @@ export class TaskRunner {
     return (this.#releasedAt.get(key) ?? 0) > seq || controller.signal.aborted
   }
 
-  async #run(key: string, task: TaskFn, who: InputSpec, seq: number, controller: AbortController): Promise<RunResult> {
+  async #run(key: string, task: TaskFn, who: InputSpec, seq: number, controller: AbortController, queued: AbortController): Promise<RunResult> {
     let loaded: Loaded | undefined
     let loading = false
     try {
@@ -105,7 +113,7 @@ export class TaskRunner {
         // Imported before a load permit is taken: a module slow to load (or
         // never loading: importTimeout) holds up no other module's tasks.
         const fn = await this.#functions.get(task.func)
-        await this.#loads.acquire()
+        if (!(await this.#loads.acquireUnless(queued.signal))) return { nbytes: 0, skipped: true }
         loading = true
         if (this.#skip(key, seq, controller)) return { nbytes: 0, skipped: true }
         loaded = await this.#load(task, who, fn)
@@ -113,7 +121,10 @@ export class TaskRunner {
       // Memory as it is now, not as of the last timer check: a worker past
       // `pause` starts nothing more.
       this.memory.checkSoon()
-      await this.#slots.acquire()
+      if (!(await this.#slots.acquireUnless(queued.signal))) {
+        loaded?.lease.release()
+        return { nbytes: 0, skipped: true }
+      }
     } catch (e) {
       this.counts.failed++
       loaded?.lease.release()
@@ -126,6 +137,8 @@ export class TaskRunner {
       loaded?.lease.release()
       return { nbytes: 0, skipped: true }
     }
+    // Started: a release from here on no longer takes it back.
+    this.#queued.get(key)?.delete(queued)
     this.counts.executing++
     const started = performance.now()
     const services = task.fn === 'call' && this.calls ? new RunServices(String(seq), this.calls, this.inputs, this.#slots, key) : undefined
@@ -215,7 +228,9 @@ export class TaskRunner {
 
   /** Skips the key's waiting runs; a released key needs no result. */
   release(key: string) {
-    if (this.#waiting.has(key)) this.#releasedAt.set(key, ++this.#seq)
+    if (!this.#waiting.has(key)) return
+    this.#releasedAt.set(key, ++this.#seq)
+    for (const q of this.#queued.get(key) ?? []) q.abort()
   }
 
   cancel(key: string) {

@@ -202,6 +202,10 @@ export class Worker {
       case 'cancel':
         p.runner.cancel(req.key)
         return {}
+      case 'steal':
+        // A run not started yet is skipped (and requeued by the scheduler); one running goes on.
+        for (const k of req.keys) p.runner.release(k)
+        return {}
       case 'reduce':
         return { partial: await p.buffer.reduce(req.key, req.dtype, req.reduceOp) }
       case 'reduce-many':

@@ -12,5 +12,6 @@ mod heap;
 mod rechunk;
 mod shard;
 mod shared;
+mod signals;
 mod spill;
 mod text;

@@ -3,7 +3,7 @@
 //! frame_rejection.rs.
 
 
-use crate::common::*;
+use crate::it::common::*;
 use spillway_core::codec::{self, decode, encode, encode_if_smaller, encode_to_vec, Codec, HEADER_LEN};
 use spillway_core::Error;
 

@@ -39,7 +39,7 @@ fn data() -> impl Strategy<Value = Vec<u8>> {
         proptest::collection::vec(any::<u8>(), 0..3000),
         proptest::collection::vec(0u8..4, 0..3000),
         (any::<u8>(), 0usize..20_000).prop_map(|(b, n)| vec![b; n]),
-        (1usize..64, 0usize..40).prop_map(|(n, r)| crate::common::text(n).repeat(r)),
+        (1usize..64, 0usize..40).prop_map(|(n, r)| crate::it::common::text(n).repeat(r)),
     ]
 }
 

@@ -5,7 +5,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use crate::common::*;
+use crate::it::common::*;
 use spillway_core::codec::{decode, encode, encode_filtered, Codec, Filter, FrameHeader, HEADER_LEN};
 use spillway_core::Error;
 use xxhash_rust::xxh3::Xxh3;

@@ -37,7 +37,7 @@ fn same_seed_and_chunk_give_the_same_bytes() {
 
 #[test]
 fn values_are_pinned_across_releases() {
-    crate::common::report_simd_level();
+    crate::it::common::report_simd_level();
     // Chunks must be reproducible across versions too (a worker running a
     // newer build recomputes a lost chunk): pin a few outputs.
     let g = Generator::new(1, 0);
@@ -67,7 +67,7 @@ fn every_kernel_level_generates_the_pinned_bytes() {
     // The AVX-512, AVX2 and portable copies of the kernels must agree bit for
     // bit, or chunks would depend on which machine generated them.
     if std::env::var_os("SPILLWAY_CHILD_TEST").is_none() {
-        crate::common::run_at_every_simd_level("generate::values_are_pinned_across_releases");
+        crate::it::common::run_at_every_simd_level("it::generate::values_are_pinned_across_releases");
     }
 }
 

@@ -1,5 +1,5 @@
-//! The core's integration tests as one binary: one link (and one LTO pass)
-//! instead of one per file, which was most of `cargo test`'s build time.
+//! The core's integration tests: the public API only, compiled into the
+//! lib's own test binary (src/lib.rs) so the crate is built once for them.
 
 mod common;
 

@@ -3,7 +3,7 @@
 //! computed exactly in integers. Grouping and scale are in reduce_grouping.rs.
 
 
-use crate::common::reduce::*;
+use crate::it::common::reduce::*;
 use spillway_core::chunk::{partial, random_chunk, Dtype, Generator, Op};
 
 #[test]

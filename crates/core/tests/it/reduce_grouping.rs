@@ -5,7 +5,7 @@
 
 use spillway_core::chunk::{partial, random_chunk, Dtype, Generator, Op, Partial};
 use spillway_core::Error;
-use crate::common::reduce::*;
+use crate::it::common::reduce::*;
 
 /// Splits `n` values into pieces of random sizes, some of them empty.
 fn cut_points(seed: u64, n: usize) -> Vec<usize> {
@@ -178,7 +178,7 @@ fn ragged_data_and_bad_names_are_rejected() {
 
 #[test]
 fn reductions_are_pinned() {
-    crate::common::report_simd_level();
+    crate::it::common::report_simd_level();
     // Bit patterns of whole partials over data with remainders after the
     // vector lanes; any change of lanes or kernels shows up here.
     let mut text = String::new();
@@ -210,6 +210,6 @@ const PINNED_PARTIALS: u64 = 14605357657738107967;
 #[test]
 fn every_kernel_level_reduces_identically() {
     if std::env::var_os("SPILLWAY_CHILD_TEST").is_none() {
-        crate::common::run_at_every_simd_level("reduce_grouping::reductions_are_pinned");
+        crate::it::common::run_at_every_simd_level("it::reduce_grouping::reductions_are_pinned");
     }
 }

@@ -2,7 +2,7 @@
 //! frames written before the shuffle existed, and what 'auto' chooses.
 
 
-use crate::common::*;
+use crate::it::common::*;
 use spillway_core::codec::{
     self, decode, encode_filtered, encode_for_spill, encode_to_vec_filtered, Codec, Filter,
     FrameHeader, Method, Shuffle, HEADER_LEN,
@@ -229,7 +229,7 @@ fn a_spill_buffer_on_auto_shuffles_typed_values_and_reads_them_back_exactly() {
     use spillway_core::chunk::ChunkSpec;
     use spillway_core::spill::{SpillBuffer, StoredBytes};
     let tmp = tempfile::tempdir().unwrap();
-    let mut cfg = crate::common::spill::config(tmp.path(), 1 << 20, 0.5, Codec::Lz4);
+    let mut cfg = crate::it::common::spill::config(tmp.path(), 1 << 20, 0.5, Codec::Lz4);
     cfg.shuffle = Shuffle::Auto;
     let buf = SpillBuffer::new(cfg).unwrap();
     let field = smooth_f64(200_000);

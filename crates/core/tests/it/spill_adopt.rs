@@ -5,8 +5,8 @@
 
 use std::collections::HashMap;
 
-use crate::common::spill::{assert_consistent, buffer, config, files};
-use crate::common::{random_bytes, settings, small_ints, text};
+use crate::it::common::spill::{assert_consistent, buffer, config, files};
+use crate::it::common::{random_bytes, settings, small_ints, text};
 use spillway_core::spill::{SpillBuffer, StoredBytes};
 use spillway_core::Error;
 

@@ -3,8 +3,8 @@
 //! old chunk gave them; a piece no longer held yields nothing.
 
 
-use crate::common::random_floats;
-use crate::common::spill::buffer;
+use crate::it::common::random_floats;
+use crate::it::common::spill::buffer;
 use spillway_core::chunk::rechunk::{cut, Region};
 use spillway_core::spill::PieceBytes;
 

@@ -8,8 +8,8 @@ use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use crate::common::spill::{assert_consistent, buffer, config, files};
-use crate::common::{random_bytes, small_ints};
+use crate::it::common::spill::{assert_consistent, buffer, config, files};
+use crate::it::common::{random_bytes, small_ints};
 use proptest::prelude::*;
 use spillway_core::codec::{decode, Codec, FrameHeader};
 use spillway_core::spill::SpillBuffer;

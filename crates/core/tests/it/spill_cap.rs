@@ -5,8 +5,8 @@
 
 use std::collections::HashMap;
 
-use crate::common::random_bytes;
-use crate::common::spill::{assert_consistent, config, files};
+use crate::it::common::random_bytes;
+use crate::it::common::spill::{assert_consistent, config, files};
 use spillway_core::codec::{Codec, HEADER_LEN};
 use spillway_core::spill::{SpillBuffer, SpillConfig};
 use spillway_core::Error;

@@ -6,8 +6,8 @@
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 
-use crate::common::random_bytes;
-use crate::common::spill::{buffer, config, files};
+use crate::it::common::random_bytes;
+use crate::it::common::spill::{buffer, config, files};
 use spillway_core::codec::Codec;
 use spillway_core::spill::SpillBuffer;
 use spillway_core::Error;

@@ -8,8 +8,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::common::{random_bytes, small_ints};
-use crate::common::spill::{assert_consistent, buffer, files};
+use crate::it::common::{random_bytes, small_ints};
+use crate::it::common::spill::{assert_consistent, buffer, files};
 use spillway_core::Error;
 
 /// Makes writes into `dir` fail for a root process too (chmod does not stop

@@ -7,8 +7,8 @@ use std::fs;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use crate::common::spill::{buffer, config, files};
-use crate::common::{random_bytes, settings, small_ints, text};
+use crate::it::common::spill::{buffer, config, files};
+use crate::it::common::{random_bytes, settings, small_ints, text};
 use spillway_core::codec::{decode, Codec, FrameHeader};
 use spillway_core::spill::{SpillBuffer, StoredBytes};
 use spillway_core::Error;

@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
-use crate::common::random_bytes;
-use crate::common::spill::buffer;
+use crate::it::common::random_bytes;
+use crate::it::common::spill::buffer;
 use spillway_core::spill::StoredBytes;
 
 #[test]

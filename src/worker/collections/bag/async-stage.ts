@@ -85,6 +85,11 @@ export function stage(call: (v: unknown) => unknown, emit: (item: unknown, resul
   const launch = () => {
     const q = queue!
     while (!failed && inFlight < concurrency && started < q.length) {
+      // An aborted task starts no further item: the one in flight may not look at its signal.
+      if (task?.signal.aborted) {
+        failed = { error: task.signal.reason }
+        return
+      }
       const s = q[started++]
       let r: unknown
       try {
