@@ -178,6 +178,22 @@ test.serial('sortBy: several keys, ties, nulls first or last, descending per key
   t.throws(() => f.sortBy('idd'), { code: 'ERR_SPILLWAY_COLUMN_NOT_FOUND', message: /"idd"/ })
 })
 
+test.serial('nothing a compute made stays held once it resolved: sortBy().head, tail, a join then head, a filter then head leave no key, value or shard', async (t) => {
+  const { orders } = makeFiles('held')
+  const f = frame.readCsv(join(dir, 'held', 'orders-*.csv'), { blocksize: 2000 })
+  const c = frame.readCsv(join(dir, 'held', 'cust-*.csv'), { blocksize: 300 })
+  const byId = [...orders].sort((a, b) => (a.id as number) - (b.id as number))
+  t.deepEqual(rowsOf(await client.compute(f.sortBy('id', { npartitions: 4 }).head(3))), byId.slice(0, 3))
+  t.deepEqual(rowsOf(await client.compute(f.sortBy('id', { npartitions: 4 }).tail(2))), byId.slice(-2))
+  t.is((await client.compute(f.join(c, { on: 'cust', how: 'inner', broadcastBytes: 0 }).head(3))).numRows, 3)
+  t.is((await client.compute(f.filter(col('amount').gt(100)).head(3))).numRows, 3)
+  await until(() => client.scheduler.tasks.size === 0, 10_000, 'every key let go of')
+  for (const w of Object.values(await schedulerWorkers(client))) {
+    t.is(w.tasks.held + w.tasks.processing, 0, `${w.name} holds nothing`)
+    t.is((w.metrics as any).shuffle?.heldShards ?? 0, 0, `${w.name} holds no shard`)
+  }
+})
+
 test.serial('sortBy reads each block once: one task per partition reads the file, the sample and the split read its output', async (t) => {
   const { orders } = makeFiles('sort-once')
   const f = frame.readCsv(join(dir, 'sort-once', 'orders-*.csv'), { blocksize: 2000 }).filter(col('amount').gt(10))

@@ -95,6 +95,17 @@ test.serial('bad input gets a coded error naming it', async (t) => {
   await t.throwsAsync(() => client.gather([foreign]), invalid)
 })
 
+test.serial('tasks sent ahead behind a task that kills its worker three times are not counted for it: only the running one ends in KilledWorkerError', async (t) => {
+  // Its own cluster: the task kills its worker three times. One worker of one thread: the rest wait behind it.
+  const { client } = await cluster(t, { maxWorkers: 1, threadsPerWorker: 1 })
+  // Placed first on every incarnation (priority), the others sent ahead behind it each time.
+  const hog = client.submit(esm('hog'), [], { priority: 10, pure: false })
+  const behind = [1, 2, 3].map((i) => client.submit(esm('double'), [i], { pure: false }))
+  const err = (await t.throwsAsync(() => hog.result())) as SpillwayError
+  t.is(err.code, 'ERR_SPILLWAY_KILLED_WORKER')
+  t.deepEqual(await client.gather(behind), [2, 4, 6])
+})
+
 test.serial('a user task that kills 3 workers fails with KilledWorkerError naming it; its dependents fail too and the cluster goes on', async (t) => {
   // Its own cluster: the task kills three workers.
   const { client } = await cluster(t)

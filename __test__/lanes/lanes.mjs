@@ -13,7 +13,7 @@
 export const lanes = {
   unit: [
     'allocation-units', 'architecture', 'bag-steps-units', 'binding-error', 'cli-info', 'cluster-units',
-    'codec', 'config', 'dashboard', 'dashboard-browser', 'dashboard-host', 'frame-types',
+    'codec', 'config', 'dashboard', 'dashboard-browser', 'dashboard-host', 'frame-graph-units', 'frame-types',
     'futures-client-units', 'futures-units', 'heap-estimate-units', 'jobqueue', 'join-units', 'keys-units',
     'lanes', 'malloc-env-units', 'memory-log', 'package', 'readme-tables', 'resources', 'retire-units',
     'shard-codec', 'sizes', 'sizing', 'spill-buffer', 'spill-frames', 'stuck-units', 'types',

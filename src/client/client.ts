@@ -31,6 +31,7 @@ import { checkGraphSize } from './graph-limit'
 import { iterateCollection, type IterateItem, type IterateOptions } from './iterate'
 import { resolveLogger, type Logger } from '../base/logger'
 import { releaseOnAbort, signalOf, unlessAborted } from '../base/abort'
+import { cull } from './cull'
 
 export interface ClientOptions {
   dashboardLink?: string
@@ -216,8 +217,8 @@ export class Client {
 
   async #computeBag(expr: Bag | BagItem | Frame, options: ProgressOption, signal?: AbortSignal): Promise<unknown> {
     this.#checkBagSize(expr)
-    const tasks = expr.tasks()
     const keys = expr instanceof BagItem ? [expr.key] : expr.keys()
+    const tasks = cull(expr.tasks(), keys)
     const held = new Set(keys)
     const subs = tasks.map((t) => (held.has(t.key) ? { ...t, hold: true } : t))
     this.#submitGraph(subs)
@@ -249,7 +250,7 @@ export class Client {
     const keys = bag.keys()
     const tasks = bag.tasks(false)
     for (let i = 0; i < keys.length && out.length < n; i++) {
-      const own = tasks.filter((t) => !keys.includes(t.key) || t.key === keys[i]).map((t) => (t.key === keys[i] ? { ...t, hold: true } : t))
+      const own = cull(tasks, [keys[i]]).map((t) => (t.key === keys[i] ? { ...t, hold: true } : t))
       this.#submitGraph(own)
       try {
         if (signal) await unlessAborted(signal, this.scheduler.waitFor([keys[i]]))

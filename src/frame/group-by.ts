@@ -18,7 +18,7 @@ import { Frame, GroupBy } from './frame'
 import { aggregateType, fieldOf } from './schema'
 import type { AggOf, ColumnOf } from './typing'
 import { combineTaskCount, combineTasks, frameTask } from './graph'
-import { frameShuffled } from './shuffle'
+import { frameShuffled, maxOutputsFor } from './shuffle'
 
 /** DataFusion's skip-partial-aggregation figures: past 100 000 rows, more than 0.8 groups per row sends rows. */
 export const SKIP_RATIO = 0.8
@@ -39,7 +39,8 @@ export function aggGraph(f: Frame, spec: AggSpecData, options: AggOptions): AggG
   const splitEvery = positiveInt(options.splitEvery, 'options.splitEvery', 'agg', 8, 2)
   const shuffled = spec.keys.length > 0 && (method === 'shuffle' || (method === 'auto' && f.npartitions > splitEvery))
   if (method === 'shuffle' && spec.keys.length === 0) throw new ArgumentError([{ field: 'options.method', value: method, allowed: "'tree' or 'auto' for an aggregate over every row (one group)" }], 'agg')
-  const splitOut = positiveInt(options.splitOut, 'options.splitOut', 'agg', shuffled ? Math.max(1, f.npartitions) : 1)
+  // By default a shuffle has as many outputs as inputs, as many as a client can plan (shuffle.ts).
+  const splitOut = positiveInt(options.splitOut, 'options.splitOut', 'agg', shuffled ? Math.min(Math.max(1, f.npartitions), maxOutputsFor(f.npartitions)) : 1)
   return shuffled ? shuffleGraph(f, spec, splitOut) : treeGraph(f, spec, splitEvery, splitOut)
 }
 

@@ -6,6 +6,7 @@
 // partition of the new frame, in order.
 
 import type { TaskSubmission } from '../scheduler/scheduler'
+import { SpillwayError } from '../base/errors'
 import { hashOf } from '../bag/graph'
 import { upstreamOf, type Upstream } from '../bag/upstream'
 import type { FieldSpec, PartitionPlan } from '../wire/frame'
@@ -15,6 +16,18 @@ import type { Frame, FramePart } from './frame'
 
 /** Bytes of one shard part at most, as the bags' shards (SHARD_PART): a message stays well under the data socket's cap. */
 const PART_BYTES = 8 * 2 ** 20
+
+/**
+ * Links (an output's collect reading one input's split) a shuffle may make.
+ * Each costs the client and the scheduler about 200 bytes (the collect's
+ * inputs, the split's dependents): 5 695 partitions into as many outputs
+ * were 32 M links, and ran the client out of its heap while the graph was
+ * still being built. 2 M is about 400 MB.
+ */
+export const MAX_SHUFFLE_LINKS = 2_000_000
+
+/** The most outputs a shuffle of `inputs` partitions may have (MAX_SHUFFLE_LINKS), at least one. */
+export const maxOutputsFor = (inputs: number): number => Math.max(1, Math.floor(MAX_SHUFFLE_LINKS / Math.max(1, inputs)))
 
 /** A native task over a plan and the values of `inputs` (as frame.partition's). */
 export function planTask(op: string, key: string, group: string, plan: unknown, inputs: string[]): TaskSubmission {
@@ -45,6 +58,15 @@ export interface FrameShuffled {
  * `then`. `boundaries` is the task whose value each range split reads last.
  */
 export function frameShuffled(label: string, sides: FrameShuffleSide[], npartitions: number, then: FrameThen, boundaries?: { key: string; tasks: Upstream }): FrameShuffled {
+  const inputs = sides.reduce((n, s) => n + s.frame.npartitions, 0)
+  if (inputs * npartitions > MAX_SHUFFLE_LINKS) {
+    const most = maxOutputsFor(inputs)
+    throw new SpillwayError(
+      'ERR_SPILLWAY_GRAPH_TOO_LARGE',
+      `the ${label}'s shuffle of ${inputs.toLocaleString('en-US')} partitions into ${npartitions.toLocaleString('en-US')} would link every input to every output: ${(inputs * npartitions).toLocaleString('en-US')} links, past the ${MAX_SHUFFLE_LINKS.toLocaleString('en-US')} a client can plan in bounded memory. Ask for at most ${most.toLocaleString('en-US')} outputs (npartitions, splitOut), or read fewer, larger partitions (blocksize)`,
+      { inputs, outputs: npartitions, links: inputs * npartitions, maxLinks: MAX_SHUFFLE_LINKS },
+    )
+  }
   const shuffle = hashOf(label, sides.map((s) => [s.frame.name, s.by, s.agg ?? null]), npartitions, then)
   const name = `${label}-${shuffle}`
   const splits: TaskSubmission[] = []

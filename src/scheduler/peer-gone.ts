@@ -4,7 +4,7 @@
 // again. A passing fault (the peer answers after all) gets a retry anyway.
 
 import type { TaskRecord, WorkerHandle } from './state'
-import { dropReplica } from './replicas'
+import { dropReplica, promoteReplica } from './replicas'
 
 /** What this needs of the scheduler. */
 export interface PeerGoneHost {
@@ -69,4 +69,17 @@ export function missingInputs(host: MissingInputsHost, t: TaskRecord, keys: stri
     host.pump()
   }
   if (!whenPeerGone(host, peer, again)) host.requeue(t, true)
+}
+
+/** Drops a value its worker `w` cannot hand back and makes it again (a copy elsewhere takes over where there is one). */
+export function recomputeValue(host: Pick<MissingInputsHost, 'releaseCopy' | 'requeue' | 'pump'>, t: TaskRecord, w: WorkerHandle): void {
+  w.held.delete(t)
+  w.heldBytes -= t.nbytes
+  t.worker = undefined
+  // Sent before the task can be placed again, so it never deletes a rerun on this worker.
+  host.releaseCopy(w, t.key)
+  if (promoteReplica(t)) return host.pump()
+  for (const d of t.dependents) if (d.state === 'queued') d.state = 'waiting'
+  host.requeue(t, true)
+  host.pump()
 }

@@ -21,7 +21,7 @@ import { Restrictions } from './restrictions'
 import { watchForSteals } from './stealing'
 import { CANCEL_GRACE_MS, markUnresponsive, RELEASED_GRACE_MS, RESPONSE_TIMEOUT_MS, stopRun } from './watchdog'
 import { clusterTotals, type ClusterTotals } from './totals'
-import { missingInputs } from './peer-gone'
+import { missingInputs, recomputeValue } from './peer-gone'
 import { onHeartbeat } from './heartbeat'
 import { forgetReplicasOn, promoteReplica } from './replicas'
 import { killedWorker } from './task-input'
@@ -86,8 +86,12 @@ export class Scheduler extends EventEmitter {
     w.alive = false
     this.workers.delete(w.address)
     if (!w.expectedExit) this.lostWorkers++
+    // Only what it was running counts toward allowedFailures, not the tasks
+    // sent ahead behind them: a worker starts its runs in the order they
+    // were sent, so those are the first of `processing` (a Set, in send order).
+    let running = w.nthreads + w.seceded
     for (const t of w.processing) {
-      t.suspicious++
+      if (running-- > 0) t.suspicious++
       t.lastWorker = w.address
       t.worker = undefined
       if (t.suspicious >= ALLOWED_KILLS) this.fail(t, killedWorker(t, w, reason))
@@ -344,18 +348,8 @@ export class Scheduler extends EventEmitter {
     return reduceWhereHeld(this, keys, dtype, op, concurrency, onReduced)
   }
 
-  /** Drops a value its worker cannot hand back and makes it again. */
-  recompute(t: TaskRecord, w: WorkerHandle): void {
-    w.held.delete(t)
-    w.heldBytes -= t.nbytes
-    t.worker = undefined
-    // Sent before the task can be placed again, so it never deletes a rerun on this worker.
-    this.#life.releaseOn(w, t.key)
-    if (promoteReplica(t)) return this.pump()
-    for (const d of t.dependents) if (d.state === 'queued') d.state = 'waiting'
-    this.requeue(t, true)
-    this.pump()
-  }
+  /** Drops a value its worker cannot hand back and makes it again (peer-gone.ts). */
+  recompute = (t: TaskRecord, w: WorkerHandle): void => recomputeValue(this, t, w)
 
   /** Moves the workers' values to the others, then stops them (retire.ts). */
   retireWorkers = (workers: WorkerHandle[], options?: RetireOptions): Promise<RetireReport[]> => retireWorkers(this, workers, options)
