@@ -6,7 +6,7 @@ import test from 'ava'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { bag, type Client } from 'spillway'
+import { bag, frame, type Client } from 'spillway'
 import { PARQUET_COMPRESSORS } from '../src/native/parquet-codecs'
 import { sharedCluster } from './cluster-helpers'
 
@@ -139,6 +139,28 @@ test.serial('toCsv writes each partition\'s records as a CSV file (quoted as nee
   t.regex(err!.message, /bad-0\.csv: item 0 of its partition is a string, not a record/)
   t.throws(() => bag.fromSequence([{}]).toCsv(join(out, 'x.csv')), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /pattern/ })
   t.throws(() => bag.fromSequence([{}]).toCsv(join(out, 'x-*.csv'), { delimiter: '"' }), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /options\.delimiter/ })
+})
+
+test.serial('one toParquet, one schema: column types unified across partitions (integers beside doubles, a column null in some, past 32 bits), read back together by frame.readParquet and DuckDB-style; a column of text in one partition and bytes in another is a coded error', async (t) => {
+  const out = join(dir, 'parquet-unified')
+  const rows = [
+    [{ a: 1, b: 'x', c: null, d: 1 }, { a: 2, b: 'y', c: null, d: 2 }],
+    [{ a: 2.5, b: null, c: null, d: 2 ** 40 }],
+    [{ a: 3, b: 'z', c: 7, d: 3 }],
+  ]
+  const b = bag.fromSequence(rows, { npartitions: 3 }).flatMap((r: unknown[]) => r)
+  const paths = await client.compute(b.toParquet(join(out, 'part-*.parquet')))
+  t.is(paths.length, 3)
+  // Before, each file typed its columns by its own rows: INT32 beside DOUBLE, c text where all null, d INT32 past 2^31.
+  const f = await client.compute(frame.readParquet(join(out, 'part-*.parquet')))
+  t.deepEqual(f.schema.fields.map((x) => `${x.name}:${x.type}`), ['a:Float64', 'b:Utf8', 'c:Int32', 'd:Int64'])
+  t.deepEqual([...f.getChild('a')!.toArray()], [1, 2, 2.5, 3])
+  t.deepEqual([...f.getChild('c')!], [null, null, null, 7])
+  t.deepEqual([...f.getChild('d')!.toArray()], [1n, 2n, 2n ** 40n, 3n])
+  const mixed = bag.fromSequence([[{ k: 'text' }], [{ k: Buffer.from('bytes') }]], { npartitions: 2 }).flatMap((r: unknown[]) => r)
+  const err = await t.throwsAsync(client.compute(mixed.toParquet(join(out, 'mixed-*.parquet'))))
+  t.is((err as any).code, 'ERR_SPILLWAY_WRITE')
+  t.regex(err!.message, /column "k" holds (UTF8|BYTES) in some records and (BYTES|UTF8) in others \(in different partitions\)/)
 })
 
 test.serial('toParquet writes each partition\'s records as a Parquet file, row groups as items come, that readParquet reads back', async (t) => {

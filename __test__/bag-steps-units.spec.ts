@@ -4,6 +4,7 @@
 // (mapPartitions, a custom reduction), from arrays and text blocks.
 
 import test from 'ava'
+import { columnTypesAccumulator, unifyColumnTypes } from '../src/worker/collections/bag/parquet-schema'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -191,4 +192,23 @@ test('random pipelines whose every function is async give what plain JavaScript 
     const got = await runPartition(load, { index: 0, source: { kind: 'items', items }, steps, reduce, broadcast: 1 }, small)
     t.deepEqual(got, plainReduce(expected), `round ${round}: concurrency ${concurrency}: ${steps.map((s) => s.op).join(' → ')} → ${reduce?.op ?? 'items'}`)
   }
+})
+
+test('toParquet column types: all records of a partition, then unified across partitions; text beside bytes is refused by column', (t) => {
+  const types = (rows: unknown[], columns?: string[]) => {
+    const acc = columnTypesAccumulator(columns)
+    for (const r of rows) acc.push(r)
+    return acc.result()
+  }
+  const p0 = types([{ a: 1, b: null, c: 'x' }, { a: 2 ** 31, b: null, c: 'y' }])
+  t.deepEqual(p0.kinds, ['INT64', undefined, 'UTF8'])
+  const p1 = types([{ a: 0.5, b: 3n, c: null }])
+  const p2 = types([])
+  const u = unifyColumnTypes([p2, p0, p1])
+  t.deepEqual(u.names, ['a', 'b', 'c'])
+  t.deepEqual(u.kinds, ['DOUBLE', 'INT64', 'UTF8'])
+  t.deepEqual(u.nullable, [false, true, true])
+  t.deepEqual(types([{ a: 1, z: 2 }], ['z']).names, ['z'])
+  t.throws(() => unifyColumnTypes([types([{ k: 'x' }]), types([{ k: new Uint8Array(1) }])]), { code: 'ERR_SPILLWAY_WRITE', message: /column "k" holds UTF8 in some records and BYTES in others/ })
+  t.throws(() => types([{ k: true }, { k: 1 }]), { code: 'ERR_SPILLWAY_WRITE', message: /item 1 of a partition/ })
 })

@@ -162,7 +162,13 @@ export class Bag<T = unknown> {
 
   /** Writes each partition's records (objects) as a Parquet file, as toTextfiles writes lines (see ToParquetOptions). */
   toParquet(pattern: string, options: ToParquetOptions = {}): Bag<string> {
-    return this.#with(parquetStep(pattern, options), 'to-parquet')
+    const step = parquetStep(pattern, options) as Extract<Step, { op: 'write' }>
+    // One write, one schema: the items are made once and held until written;
+    // their columns' types, unified across partitions, go to every file's writer.
+    const items = this.materialized()
+    const schema = items.#reduce('parquet-schema', { op: 'parquetSchema', ...(step.parquet!.columns ? { columns: step.parquet!.columns } : {}) }, undefined)
+    const parts = items.parts.map((p) => ({ ...p, deps: [...p.deps, schema.key], broadcast: 1 }))
+    return new Bag<string>('to-parquet', parts, [{ ...step, parquet: { ...step.parquet!, schemaInput: 0 } }], schema.tasks)
   }
 
   /** Writes each partition's records (objects) as a CSV file, as toTextfiles writes lines (see ToCsvOptions). */

@@ -82,6 +82,8 @@ export interface ParquetFormat {
   columns?: string[]
   codec: string
   rowGroupSize?: number
+  /** Which of the task's trailing inputs is the write's unified column types (the parquetSchema reduction's value). */
+  schemaInput?: number
 }
 
 /** How a key is taken from an item: a function, or a field name. */
@@ -93,6 +95,8 @@ export type Reducer =
   | { op: 'topk'; k: number; key?: KeySpec }
   | { op: 'foldBy'; key: KeySpec; binop: StepFn; initial: unknown; hasInitial: boolean; combine?: StepFn; combineInitial: unknown; hasCombineInitial: boolean }
   | { op: 'custom'; perPartition: StepFn; aggregate: StepFn }
+  /** toParquet's: each partition's column types (`columns`, else the first record's keys), unified across partitions. */
+  | { op: 'parquetSchema'; columns?: string[] }
   /** Keys sampled from every partition; the result is `outputs - 1` boundaries that cut them into equal ranges (sortBy), in the sort's order (wire/order.ts). */
   | { op: 'sample'; key: KeySpec; outputs: number; descending?: boolean; nullsLast?: boolean }
 

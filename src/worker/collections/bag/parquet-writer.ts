@@ -2,13 +2,14 @@
 // the items are taken (hyparquet-writer's parquetWriteRows pulls them and
 // flushes the file about a MiB at a time), under a temporary name first.
 // The columns are those given, or the first record's keys; their types are
-// inferred from the first row group (bigints are INT64).
+// the write's own, unified across its partitions (parquet-schema.ts).
 
 import { parquetWriteRows } from 'hyparquet-writer'
 import { ownTaskError } from '../../../base/errors'
 import { PARQUET_COMPRESSORS } from '../../../native/parquet-codecs'
 import type { ParquetFormat } from '../../../wire/bag'
 import { kindOf, writeAtomically } from './text-writer'
+import { columnTypesAccumulator, schemaElement, valueFor, type ColumnTypes } from './parquet-schema'
 
 // Its node entry, whose types the package maps only under node16 resolution: a file writer that flushes about a MiB at a time.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -21,24 +22,43 @@ function record(path: string, v: unknown, i: number): Record<string, unknown> {
   return v as Record<string, unknown>
 }
 
-function* checkedRecords(path: string, first: Record<string, unknown>, rest: Iterator<unknown>): Iterable<Record<string, unknown>> {
-  yield first
+/** The records, checked, with each value as its column's unified type takes it. */
+function* checkedRecords(path: string, first: Record<string, unknown>, rest: Iterator<unknown>, types: ColumnTypes): Iterable<Record<string, unknown>> {
+  const converts = types.kinds.some((k) => k === 'INT64')
+  const as = (r: Record<string, unknown>) => {
+    if (!converts) return r
+    const out: Record<string, unknown> = {}
+    for (let c = 0; c < types.names.length; c++) out[types.names[c]] = valueFor(types.kinds[c], r[types.names[c]])
+    return out
+  }
+  yield as(first)
   let i = 1
-  for (let r = rest.next(); !r.done; r = rest.next()) yield record(path, r.value, i++)
+  for (let r = rest.next(); !r.done; r = rest.next()) yield as(record(path, r.value, i++))
 }
 
-export function writeParquet(path: string, items: Iterable<unknown>, f: ParquetFormat): Promise<string> {
+/** Writes `items` with the write's unified column types (`types`; from this partition alone where a caller gives none). */
+export function writeParquet(path: string, items: Iterable<unknown>, f: ParquetFormat, types?: ColumnTypes): Promise<string> {
   return writeAtomically(path, async (tmp) => {
-    const it = items[Symbol.iterator]()
+    let all: Iterable<unknown> = items
+    if (!types) {
+      const rows = [...items]
+      const acc = columnTypesAccumulator(f.columns)
+      for (const v of rows) acc.push(v)
+      types = acc.result()
+      all = rows
+    }
+    const it = all[Symbol.iterator]()
     const head = it.next()
-    // The column types come from the rows: an empty partition has none to give.
-    if (head.done) throw ownTaskError('ERR_SPILLWAY_WRITE', `could not write ${path}: its partition is empty, and a Parquet file's column types come from its rows; repartition the bag, or filter out what empties a partition, first`, { path })
-    const first = record(path, head.value, 0)
-    const names = f.columns ?? Object.keys(first)
+    const first = head.done ? undefined : record(path, head.value, 0)
+    if (!types.names.length) {
+      throw ownTaskError('ERR_SPILLWAY_WRITE', `could not write ${path}: no partition of the write has a record, and a Parquet file's columns come from its records; give options.columns, or filter out what empties the bag, first`, { path })
+    }
+    const schema = [{ name: 'root', num_children: types.names.length }, ...types.names.map((name, c) => schemaElement(name, types!.kinds[c], types!.nullable[c] ?? false))]
     await parquetWriteRows({
       writer: fileWriter(tmp),
-      rows: checkedRecords(path, first, it),
-      columns: names.map((name) => ({ name })),
+      rows: first ? checkedRecords(path, first, it, types) : [],
+      columns: types.names.map((name) => ({ name })),
+      schema: schema as any,
       codec: f.codec as any,
       compressors: PARQUET_COMPRESSORS,
       ...(f.rowGroupSize ? { rowGroupSize: f.rowGroupSize } : {}),

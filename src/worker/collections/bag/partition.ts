@@ -161,7 +161,7 @@ async function pullSteps(load: FunctionLoader, spec: PartitionSpec, items: Itera
   for (let i = 0; i < upTo; i++) {
     const s = spec.steps[i]
     // A write consumes the items before it: the next steps see its path.
-    if (s.op === 'write') items = [await writeStep(s, spec.index, items)]
+    if (s.op === 'write') items = [await writeStep(s, spec.index, items, extra)]
     else if (s.op === 'join-broadcast') {
       const small = extra[s.input] as unknown[]
       const pairs = pairsBound(load, spec, i)

@@ -4,6 +4,7 @@
 // value (wire/key-equality.ts) and ordered by wire/order.ts; a partial
 // holds the first key seen of each kind, as a Map (or Set) that travels.
 
+import { columnTypesAccumulator, unifyColumnTypes, type ColumnTypes } from './parquet-schema'
 import { ownTaskError } from '../../../base/errors'
 import type { KeySpec, Reducer } from '../../../wire/bag'
 import { KeyTable } from '../../../wire/key-equality'
@@ -172,6 +173,8 @@ export function accumulator(r: Reducer, f: Loaded): Accumulator | undefined {
       return sampleAccumulator(f.key!, keyConcurrency(r.key))
     case 'custom':
       return undefined
+    case 'parquetSchema':
+      return columnTypesAccumulator(r.columns)
   }
 }
 
@@ -309,6 +312,8 @@ export function aggregate(r: Reducer, parts: unknown[], final: boolean, f: Loade
     }
     case 'custom':
       return f.aggregate!(parts)
+    case 'parquetSchema':
+      return unifyColumnTypes(parts as ColumnTypes[])
     case 'sample': {
       const keys = (parts as unknown[][]).flat()
       return final ? boundaries(keys, r.outputs, keyOrder(r, 'sortBy key')) : keys
