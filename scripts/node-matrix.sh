@@ -23,13 +23,7 @@ versions=("$@")
 # upgrade can break (module loading, child processes, sockets, fs.glob,
 # timers, external backing stores).
 tests=${SPILLWAY_MATRIX_TESTS:-"__test__/cli-demo.spec.ts __test__/futures.spec.ts __test__/typescript.spec.ts __test__/bag.spec.ts __test__/shuffle.spec.ts __test__/remote.spec.ts __test__/frame-zero-copy.spec.ts"}
-# Fetched first, one at a time (npm's cache is one); then every version's
-# run side by side, as the lanes' shards run (most of a run is waiting on
-# workers), each into a log printed whole when all are done.
-logs=$(mktemp -d)
-trap 'rm -rf "$logs"' EXIT
 failed=0
-ready=()
 for v in "${versions[@]}"; do
   dir="$cache/$v"
   if [ ! -x "$dir/package/bin/node" ]; then
@@ -40,20 +34,13 @@ for v in "${versions[@]}"; do
       continue
     fi
   fi
-  ready+=("$v")
-done
-pids=()
-for v in "${ready[@]}"; do
-  dir="$cache/$v"
-  # shellcheck disable=SC2086
-  (cd "$root" && SPILLWAY_TEST_LANE="node-$v" PATH="$dir/package/bin:$PATH" node node_modules/ava/entrypoints/cli.mjs $tests) >"$logs/$v" 2>&1 &
-  pids+=($!)
-done
-for i in "${!ready[@]}"; do
-  v=${ready[$i]}
-  if wait "${pids[$i]}"; then result=ok; else result=failed; failed=1; fi
   echo "== node $v"
-  cat "$logs/$v"
-  echo "node $v: $result"
+  # shellcheck disable=SC2086
+  if (cd "$root" && SPILLWAY_TEST_LANE="node-$v" PATH="$dir/package/bin:$PATH" node node_modules/ava/entrypoints/cli.mjs $tests); then
+    echo "node $v: ok"
+  else
+    echo "node $v: failed"
+    failed=1
+  fi
 done
 exit $failed

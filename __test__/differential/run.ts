@@ -142,7 +142,9 @@ export class Differential {
       }
       const spill = await this.#spillway(built, c, dir)
       this.#count(c, spill, expected)
-      const why = judgeOutcomes(spill, expected, built.judge)
+      // DuckDB's Parquet writer keeps one dictionary entry for -0.0 and 0.0 (equal values): a table that reaches spillway through its files may hold either sign where DuckDB's own rows hold the other.
+      const viaParquet = c.tIn.kind === 'parquet' || (c.q.q === 'join' && c.uIn.kind === 'parquet')
+      const why = judgeOutcomes(spill, expected, viaParquet ? { ...built.judge, looseZero: true } : built.judge)
       return why === undefined ? undefined : report(why, spill)
     } finally {
       rmSync(dir, { recursive: true, force: true })

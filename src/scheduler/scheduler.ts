@@ -265,8 +265,10 @@ export class Scheduler extends EventEmitter {
           if (!w.alive) return
           if (t.worker !== w || t.state !== 'processing' || t.runs !== run) {
             // Released while running: the worker stored the value after (or
-            // without) seeing the release, so nothing would ever free it.
-            this.#life.discard(t.key, w)
+            // without) seeing the release, so nothing would ever free it. A
+            // skipped run stored nothing (and freeing would count as a stuck
+            // worker's progress).
+            if (!res.skipped) this.#life.discard(t.key, w)
             return
           }
           w.processing.delete(t)

@@ -5,9 +5,9 @@
 // (a future that never settles, a slow step) kept that queue for good while
 // another idled, and a compute waiting on it never answered.
 //
-// The rule: when some worker has a free thread, every other worker that
-// holds more tasks than threads and has finished none for STEAL_AFTER_MS is
-// asked to give back the runs it has not started. It gives back only those
+// The rule: when some worker has a free thread, every other running worker
+// that holds more tasks than threads and has finished none for
+// STEAL_AFTER_MS is asked to give back the runs it has not started. It gives back only those
 // (its runner skips them; a skipped answer requeues the task, and placement
 // puts it on a worker with a free thread first), so a steal never runs a
 // task twice. A task pinned to its worker stays: restrictions (a shuffle's
@@ -29,7 +29,8 @@ export function steals(workers: Iterable<WorkerHandle>, now: number, asked: Weak
   const out = new Map<WorkerHandle, TaskRecord[]>()
   if (!all.some((w) => w.available && w.busy < w.nthreads)) return out
   for (const w of all) {
-    if (!w.alive || w.processing.size <= w.nthreads || now - w.lastDone < STEAL_AFTER_MS) continue
+    // A paused or stuck worker is not busy but held up: its queue waits for memory, and taking it back would only look like progress to its stuck watch.
+    if (!w.alive || w.status !== 'running' || w.stuck || w.processing.size <= w.nthreads || now - w.lastDone < STEAL_AFTER_MS) continue
     const take = [...w.processing].filter((t) => movable(t) && asked.get(t) !== t.runs)
     if (take.length) out.set(w, take)
   }
