@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
-import { col, count, first, frame, last, lit, nUnique, std, sum, var as variance, type Client, type FrameTable } from 'spillway'
+import { col, count, first, frame, last, lit, nUnique, std, sum, var as variance, when, type Client, type FrameTable } from 'spillway'
 import { sharedCluster } from './cluster-helpers'
 
 const dir = mkdtempSync(join(tmpdir(), 'spillway-frame-ops-'))
@@ -106,6 +106,44 @@ test.serial('arithmetic, fillNull, cast, string and date functions: types known 
     wd: date(r) ? date(r)!.getUTCDay() || 7 : null,
   }))
   t.deepEqual(got, want)
+})
+
+test.serial('when/then/otherwise, isIn, isBetween, abs, str.endsWith and str.like: the SQL answers, nulls included; wrong types refused when built', async (t) => {
+  const p = join(dir, 'analytic.csv')
+  writeFileSync(p, 'id,qty,price,name\n1,5,-2.5,LARGE BRASS\n2,12,0,small tin\n3,,7.25,BRASS%\n4,30,-0.0,x_y\n5,-3,,\n')
+  const f = frame.readCsv(p, { schema: { id: 'int64', qty: 'int64', price: 'float64', name: 'utf8' } })
+  const out = await client.compute(
+    f.select(
+      col('id'),
+      when(col('qty').gt(10)).then('bulk').when(col('qty').gt(0)).then('some').otherwise('none').alias('size'),
+      when(col('qty').gt(10)).then(col('price')).alias('bulkPrice'),
+      col('qty').isIn([5, 30, null]).alias('in'),
+      col('qty').isBetween(0, 12).alias('between'),
+      col('qty').abs().alias('absQty'),
+      col('price').abs().alias('absPrice'),
+      col('name').str.endsWith('BRASS').alias('ends'),
+      col('name').str.like('%BRASS').alias('like'),
+      col('name').str.like('x_y').alias('likeLiteral'),
+      col('name').str.like('%a_l%').alias('likeOne'),
+    ),
+  )
+  const rows = out.toArray().map((r: any) => ({ ...r.toJSON() }))
+  // A null condition is not true: qty null takes otherwise; IN with a null in the list is null where nothing matches.
+  t.deepEqual(rows.map((r) => r.size), ['some', 'bulk', 'none', 'bulk', 'none'])
+  t.deepEqual(rows.map((r) => r.bulkPrice), [null, 0, null, -0, null])
+  t.deepEqual(rows.map((r) => r.in), [true, null, null, true, null])
+  t.deepEqual(rows.map((r) => r.between), [true, true, null, false, false])
+  t.deepEqual(rows.map((r) => r.absQty), [5n, 12n, null, 30n, 3n])
+  t.deepEqual(rows.map((r) => Object.is(r.absPrice, -0) ? 'negative zero' : r.absPrice), [2.5, 0, 7.25, 0, null])
+  t.deepEqual(rows.map((r) => r.ends), [true, false, false, false, null])
+  t.deepEqual(rows.map((r) => r.like), [true, false, false, false, null])
+  t.deepEqual(rows.map((r) => r.likeLiteral), [false, false, false, true, null])
+  t.deepEqual(rows.map((r) => r.likeOne), [false, true, false, false, null])
+  t.is((await client.compute(f.filter(col('name').str.like('BRASS%')))).numRows, 1)
+  t.is((await client.compute(f.filter(col('qty').isIn([])))).numRows, 0)
+  t.throws(() => f.select(when(col('qty')).then(1).alias('x')), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /a boolean condition/ })
+  t.throws(() => f.select(when(col('qty').gt(1)).then(col('name')).otherwise(col('qty')).alias('x')), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /otherwise of the then branch's kind/ })
+  t.throws(() => f.select(col('name').abs().alias('x')), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT' })
 })
 
 test.serial('split + explode repeats the other columns; wrong types, nested explodes and RegExp features the core lacks are coded errors when built', async (t) => {

@@ -6,7 +6,7 @@
 // spillway may raise in DuckDB's place).
 
 import fc from 'fast-check'
-import { col, count, first, frame as frames, last, lit, max, mean, min, nUnique, std, sum, var as variance, type Aggregate, type Expr, type Frame } from 'spillway'
+import { col, count, first, frame as frames, last, lit, max, mean, min, nUnique, std, sum, var as variance, when, type Aggregate, type Expr, type Frame } from 'spillway'
 import type { ColType } from './tables'
 import { floatText, sqlString } from './tables'
 
@@ -22,6 +22,8 @@ export type NumE =
   | { e: 'fillNull'; x: NumE; v: NumE }
   | { e: 'dt'; part: 'year' | 'month' | 'day' | 'weekday' }
   | { e: 'len'; s: StrE }
+  | { e: 'when'; c: BoolE; t: NumE; o: NumE }
+  | { e: 'abs'; x: NumE }
 
 /** String expressions over s. */
 export type StrE = { e: 's' } | { e: 'lower' | 'upper'; x: StrE } | { e: 'slice'; x: StrE; offset: number; length: number }
@@ -34,7 +36,9 @@ export type BoolE =
   | { e: 'not'; x: BoolE }
   | { e: 'isNull' | 'isNotNull'; name: string }
   | { e: 'b' }
-  | { e: 'startsWith' | 'contains'; s: StrE; p: string }
+  | { e: 'startsWith' | 'contains' | 'endsWith' | 'like'; s: StrE; p: string }
+  | { e: 'isIn'; x: NumE; vs: NumE[] }
+  | { e: 'isBetween'; x: NumE; lo: NumE; hi: NumE }
 
 export type CmpOp = 'eq' | 'neq' | 'gt' | 'gtEq' | 'lt' | 'ltEq'
 const SQL_CMP: Record<CmpOp, string> = { eq: '=', neq: '<>', gt: '>', gtEq: '>=', lt: '<', ltEq: '<=' }
@@ -56,6 +60,10 @@ export const isIntE = (e: NumE): boolean => {
       return e.op !== 'divideBy' && isIntE(e.l) && isIntE(e.r)
     case 'fillNull':
       return isIntE(e.x) && isIntE(e.v)
+    case 'when':
+      return isIntE(e.t) && isIntE(e.o)
+    case 'abs':
+      return isIntE(e.x)
   }
 }
 
@@ -77,6 +85,10 @@ export function numExpr(e: NumE): Expr {
       return col('d').dt[e.part]()
     case 'len':
       return strExpr(e.s).str.len()
+    case 'when':
+      return when(boolExpr(e.c)).then(numExpr(e.t)).otherwise(numExpr(e.o))
+    case 'abs':
+      return numExpr(e.x).abs()
   }
 }
 
@@ -99,6 +111,10 @@ export function numSql(e: NumE): string {
       return `${e.part === 'weekday' ? 'isodow' : e.part}("d")`
     case 'len':
       return `length(${strSql(e.s)})`
+    case 'when':
+      return `(CASE WHEN ${boolSql(e.c)} THEN ${numSql(e.t)} ELSE ${numSql(e.o)} END)`
+    case 'abs':
+      return `abs(${numSql(e.x)})`
   }
 }
 
@@ -150,6 +166,14 @@ export function boolExpr(e: BoolE): Expr {
       return strExpr(e.s).str.startsWith(e.p)
     case 'contains':
       return strExpr(e.s).str.contains(e.p)
+    case 'endsWith':
+      return strExpr(e.s).str.endsWith(e.p)
+    case 'like':
+      return strExpr(e.s).str.like(e.p)
+    case 'isIn':
+      return numExpr(e.x).isIn(e.vs.map(numExpr))
+    case 'isBetween':
+      return numExpr(e.x).isBetween(numExpr(e.lo), numExpr(e.hi))
   }
 }
 
@@ -176,6 +200,14 @@ export function boolSql(e: BoolE): string {
       return `starts_with(${strSql(e.s)}, ${sqlString(e.p)})`
     case 'contains':
       return `contains(${strSql(e.s)}, ${sqlString(e.p)})`
+    case 'endsWith':
+      return `ends_with(${strSql(e.s)}, ${sqlString(e.p)})`
+    case 'like':
+      return `(${strSql(e.s)} LIKE ${sqlString(e.p)})`
+    case 'isIn':
+      return `(${numSql(e.x)} IN (${e.vs.map(numSql).join(', ')}))`
+    case 'isBetween':
+      return `(${numSql(e.x)} BETWEEN ${numSql(e.lo)} AND ${numSql(e.hi)})`
   }
 }
 
@@ -207,6 +239,7 @@ export const strE: fc.Arbitrary<StrE> = fc.oneof(
 export function numE(depth: number, safe: boolean): fc.Arbitrary<NumE> {
   if (depth <= 0) return numLeaf
   const sub = numE(depth - 1, safe)
+  const safeSub = safe ? sub : numE(depth - 1, true)
   const floatOf = (x: NumE): NumE => (safe && isIntE(x) ? { e: 'toFloat', x } : x)
   return fc.oneof(
     { arbitrary: numLeaf, weight: 3 },
@@ -217,11 +250,16 @@ export function numE(depth: number, safe: boolean): fc.Arbitrary<NumE> {
     { arbitrary: sub.map((x) => ({ e: 'toFloat', x }) as NumE), weight: 1 },
     { arbitrary: fc.tuple(sub, fc.oneof(smallInt, floatLit)).map(([x, v]) => ({ e: 'fillNull', x, v }) as NumE), weight: 1 },
     { arbitrary: strE.map((s) => ({ e: 'len', s }) as NumE), weight: 1 },
+    // Branches that cannot overflow: spillway evaluates both over every row (as both sides of AND / OR), where DuckDB's CASE skips an overflow in the branch not taken (docs/frame-differential.md).
+    { arbitrary: fc.record({ c: fc.constant({ e: 'b' } as BoolE), t: safeSub, o: safeSub }).map(({ c, t, o }) => ({ e: 'when', c, t, o }) as NumE), weight: 1 },
+    { arbitrary: sub.map((x) => ({ e: 'abs', x: floatOf(x) }) as NumE), weight: 1 },
   )
 }
 
 const cmpOp = fc.constantFrom<CmpOp>('eq', 'neq', 'gt', 'gtEq', 'lt', 'ltEq')
 const strLit = fc.constantFrom('', 'a', 'A', 'é', 'ab', '🦆', 'z', 'a,b')
+/** LIKE patterns: % and _ among literal characters, a regex metacharacter among them. */
+const likePattern = fc.constantFrom('%', '', 'a%', '%a', '%b%', '_', 'a_', '_%', '%🦆', 'a.b', '%,%', 'A%')
 
 export function boolE(depth: number): fc.Arbitrary<BoolE> {
   const leaf: fc.Arbitrary<BoolE> = fc.oneof(
@@ -230,7 +268,10 @@ export function boolE(depth: number): fc.Arbitrary<BoolE> {
     { arbitrary: cmpOp.map((op) => ({ e: 'dcmp', op }) as BoolE), weight: 1 },
     { arbitrary: fc.record({ e: fc.constantFrom('isNull', 'isNotNull'), name: fc.constantFrom('k', 'i', 'x', 's', 'b', 'd', 'm') }) as fc.Arbitrary<BoolE>, weight: 2 },
     { arbitrary: fc.constant({ e: 'b' } as BoolE), weight: 1 },
-    { arbitrary: fc.record({ e: fc.constantFrom('startsWith', 'contains'), s: strE, p: strLit }) as fc.Arbitrary<BoolE>, weight: 1 },
+    { arbitrary: fc.record({ e: fc.constantFrom('startsWith', 'contains', 'endsWith'), s: strE, p: strLit }) as fc.Arbitrary<BoolE>, weight: 1 },
+    { arbitrary: fc.record({ s: strE, p: likePattern }).map(({ s, p }) => ({ e: 'like', s, p }) as BoolE), weight: 1 },
+    { arbitrary: fc.record({ x: numLeaf, vs: fc.array(fc.oneof(smallInt, floatLit), { minLength: 1, maxLength: 4 }) }).map(({ x, vs }) => ({ e: 'isIn', x, vs }) as BoolE), weight: 1 },
+    { arbitrary: fc.record({ x: numLeaf, lo: smallInt, hi: fc.oneof(smallInt, floatLit) }).map(({ x, lo, hi }) => ({ e: 'isBetween', x, lo, hi }) as BoolE), weight: 1 },
   )
   if (depth <= 0) return leaf
   const sub = boolE(depth - 1)

@@ -27,7 +27,7 @@ import type { RetireOptions, RetireReport } from '../scheduler/retire'
 import type { RebalanceResult } from '../scheduler/rebalance'
 import { lowestOn } from '../config/thresholds'
 import { OPTIONS } from '../config/options'
-import { checkGraphSize } from './graph-limit'
+import { checkArraySize, checkGraphSize } from './graph-limit'
 import { iterateCollection, type IterateItem, type IterateOptions } from './iterate'
 import { resolveLogger, type Logger } from '../base/logger'
 import { releaseOnAbort, signalOf, unlessAborted } from '../base/abort'
@@ -90,7 +90,7 @@ export class Client {
     if (!(array instanceof ChunkedArray)) {
       throw new ConfigError([{ field: 'array', value: typeof array, allowed: 'an array from random.random / random.randint, or a bag' }], 'persist argument')
     }
-    this.#checkArraySize(array)
+    checkArraySize(array, this.maxGraphTasks)
     const tasks = array.tasks()
     checkKeys(tasks.map((t, i) => ({ key: t.key, field: `array chunk ${i}'s key (from its function's name)` })), 'persist argument')
     this.#submitGraph(tasks)
@@ -124,7 +124,7 @@ export class Client {
     if (!(expr instanceof Reduction)) {
       throw new ConfigError([{ field: 'expr', value: typeof expr, allowed: 'a reduction such as x.mean() or x.sum(), a bag or a bag reduction' }], 'compute argument')
     }
-    this.#checkArraySize(expr.array)
+    checkArraySize(expr.array, this.maxGraphTasks)
     if (options.progress && !this.silenceLogs) {
       return withProgress(this, expr.array, () => this.#compute(expr, signal), { label: `compute ${expr.op}` })
     }
@@ -154,11 +154,6 @@ export class Client {
       // A rechunk among the tasks that failed midway leaves shards no chunk will read.
       if (!this.scheduler.closed) shufflesOf(this.scheduler).dropUnread(tasks)
     }
-  }
-
-  #checkArraySize(array: ChunkedArray): void {
-    const what = `array ${array.name} of shape [${array.shape.join(', ')}] in chunks [${array.chunks.join(', ')}]`
-    checkGraphSize({ tasks: array.taskCount(), what, advice: 'use larger chunks (Dask advises chunks of about 100 MB)' }, this.maxGraphTasks)
   }
 
   #checkBagSize(bag: Bag<any> | BagItem<any> | Frame): void {

@@ -5,6 +5,7 @@
 // and the partitions alone.
 
 import { SpillwayError } from '../base/errors'
+import type { ChunkedArray } from '../array/array'
 
 /** What is being refused, for the message: an array's grid, a bag's partitions. */
 export interface GraphShape {
@@ -25,4 +26,10 @@ export function checkGraphSize(shape: GraphShape, limit: number): void {
     `the ${shape.what} needs ${fmt(shape.tasks)} tasks, past this client's limit of ${fmt(limit)} (maxGraphTasks): ${shape.advice}, or raise maxGraphTasks in setupClient if the client can hold about 4 KB of heap a task`,
     { tasks: shape.tasks, maxGraphTasks: limit },
   )
+}
+
+/** An array's graph against the client's limit, counted from its chunk grid. */
+export function checkArraySize(array: ChunkedArray, limit: number): void {
+  const what = `array ${array.name} of shape [${array.shape.join(', ')}] in chunks [${array.chunks.join(', ')}]`
+  checkGraphSize({ tasks: array.taskCount(), what, advice: 'use larger chunks (Dask advises chunks of about 100 MB)' }, limit)
 }

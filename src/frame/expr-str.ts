@@ -39,6 +39,22 @@ export class ExprStr<E> {
     if (typeof prefix !== 'string') throw new ArgumentError([{ field: 'prefix', value: prefix, allowed: 'a string' }], 'str.startsWith')
     return this.make({ op: 'strStartsWith', expr: this.data, prefix })
   }
+  /** Whether each string ends with `suffix`. */
+  endsWith(suffix: string): E {
+    if (typeof suffix !== 'string') throw new ArgumentError([{ field: 'suffix', value: suffix, allowed: 'a string' }], 'str.endsWith')
+    // The last characters compared (slice counts code points, as the suffix's length here does); '' ends every string.
+    const n = [...suffix].length
+    if (n === 0) return this.make({ op: 'gtEq', left: { op: 'strLen', expr: this.data }, right: { op: 'lit', value: 0, type: 'int64' } })
+    return this.make({ op: 'eq', left: { op: 'strSlice', expr: this.data, offset: -n }, right: { op: 'lit', value: suffix, type: 'utf8' } })
+  }
+  /** SQL's LIKE over the whole string: `%` any run of characters, `_` one character, all else itself (case counts). */
+  like(sqlPattern: string): E {
+    if (typeof sqlPattern !== 'string') throw new ArgumentError([{ field: 'pattern', value: sqlPattern, allowed: "a LIKE pattern such as '%BRASS' or 'forest%'" }], 'str.like')
+    const body = [...sqlPattern].map((c) => (c === '%' ? '.*' : c === '_' ? '.' : c.replace(/[\\.+*?()|[\]{}^$#&\-~]/g, '\\$&'))).join('')
+    const translated = `^(?s:${body})$`
+    callNativeSync(() => native.frameCheckPattern(translated))
+    return this.make({ op: 'strContains', expr: this.data, pattern: translated, regex: true })
+  }
   lower(): E {
     return this.make({ op: 'strLower', expr: this.data })
   }

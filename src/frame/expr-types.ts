@@ -73,6 +73,14 @@ export function typeOfMore(e: ExprData, fields: readonly FieldSpec[], what: stri
       // A time zone's parts need its rules (DuckDB takes the session's zone); the core has none, so it is refused here, not when the compute runs.
       input(e.expr, (t) => t === 'date32' || t === 'date64' || /^timestamp\[(s|ms|us|ns)\]$/.test(t), "a date32, date64 or timestamp column without a time zone (cast a timestamp[us, UTC] column to timestamp[us] first)")
       return 'int32'
+    case 'when': {
+      input(e.cond, (t) => t === 'bool', 'a boolean condition')
+      const l = typeOf(e.then, fields, what)
+      const r = typeOf(e.otherwise, fields, what)
+      const t = commonType(l, r)
+      if (t === undefined) throw wrongType(e, what, `an otherwise of the then branch's kind (then is ${l})`, r)
+      return t
+    }
     case 'explode': {
       const t = input(e.expr, (t) => t.startsWith('list<'), 'a list column (such as str.split makes)')
       return t === 'null' ? 'null' : t.slice(5, -1)

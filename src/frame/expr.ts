@@ -84,11 +84,28 @@ export class Expr<N extends string = any> {
     if (typeof type !== 'string') throw new ArgumentError([{ field: 'type', value: type, allowed: "a type name such as 'int64' or 'utf8'" }], 'cast')
     return new Expr({ op: 'cast', expr: this.data, type })
   }
+  /** Whether each value is one of `values` (SQL's IN: null where it is null, or where none matches and a null is among them). */
+  isIn(values: readonly (Expr | LitValue)[]): Expr<N> {
+    if (!Array.isArray(values)) throw new ArgumentError([{ field: 'values', value: values, allowed: 'an array of values (numbers, bigints, strings, booleans, null) or expressions' }], 'isIn')
+    if (values.length === 0) return new Expr({ op: 'lit', value: false, type: 'bool' })
+    // A balanced tree of ORs: the core reads a plan nested at most about a hundred deep.
+    const any = (eqs: ExprData[]): ExprData => (eqs.length === 1 ? eqs[0] : { op: 'or', left: any(eqs.slice(0, eqs.length >> 1)), right: any(eqs.slice(eqs.length >> 1)) })
+    return new Expr(any(values.map((v) => ({ op: 'eq', left: this.data, right: exprOf(v, 'isIn').data }) as ExprData)))
+  }
+  /** `lower <= value <= upper`, both ends included (SQL's BETWEEN). */
+  isBetween<M extends string = never>(lower: Expr<M> | LitValue, upper: Expr<M> | LitValue): Expr<N | M> {
+    return this.gtEq(lower).and(this.ltEq(upper))
+  }
+  /** The absolute value (-0.0 is 0.0); the least int64 has none and fails the task, as in DuckDB. */
+  abs(): Expr<N> {
+    const zero = lit(0).data
+    return new Expr({ op: 'when', cond: { op: 'ltEq', left: this.data, right: zero }, then: { op: 'minus', left: zero, right: this.data }, otherwise: this.data })
+  }
   /** One row per element of this list column (as str.split makes); the select's other columns repeat. */
   explode(): Expr {
     return new Expr({ op: 'explode', expr: this.data })
   }
-  /** String functions: contains, startsWith, lower, upper, len, split, slice. */
+  /** String functions: contains, startsWith, endsWith, like, lower, upper, len, split, slice. */
   get str(): ExprStr<Expr> {
     return new ExprStr(this.data, (d) => new Expr(d))
   }
@@ -173,6 +190,8 @@ export function describeExpr(e: ExprData): string {
       return `${describeExpr(e.expr)}.str.slice(${e.offset}${e.length === undefined ? '' : `, ${e.length}`})`
     case 'dt':
       return `${describeExpr(e.expr)}.dt.${e.part}()`
+    case 'when':
+      return `when(${describeExpr(e.cond)}).then(${describeExpr(e.then)}).otherwise(${describeExpr(e.otherwise)})`
     default:
       return `${describeExpr(e.left)}.${e.op}(${describeExpr(e.right)})`
   }

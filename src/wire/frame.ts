@@ -18,6 +18,8 @@ export type ExprData =
   | { op: 'strLower' | 'strUpper' | 'strLen' | 'explode'; expr: ExprData }
   | { op: 'strSlice'; expr: ExprData; offset: number; length?: number }
   | { op: 'dt'; expr: ExprData; part: DatePart }
+  /** SQL's CASE WHEN: `then` where `cond` is true, else `otherwise`. */
+  | { op: 'when'; cond: ExprData; then: ExprData; otherwise: ExprData }
 
 export type ArithOp = 'plus' | 'minus' | 'multiplyBy' | 'divideBy'
 export type DatePart = 'year' | 'month' | 'day' | 'weekday' | 'hour' | 'minute' | 'second'

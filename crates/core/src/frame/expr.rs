@@ -53,6 +53,8 @@ pub enum Expr {
     Dt { expr: Box<Expr>, part: String },
     /// Only at the top of a select's expression (under an alias): the other columns repeat.
     Explode { expr: Box<Expr> },
+    /// SQL's CASE WHEN: `then` where `cond` is true, else `otherwise` (a null condition is not true).
+    When { cond: Box<Expr>, then: Box<Expr>, otherwise: Box<Expr> },
 }
 
 /// A value of an expression: a column as long as the batch, or a literal (one row).
@@ -114,7 +116,7 @@ fn compare(batch: &RecordBatch, le: &Expr, re: &Expr, f: fn(&dyn arrow_array::Da
     Ok(Val { array: Arc::new(out.map_err(frame_err("comparing"))?), scalar })
 }
 
-fn boolean(v: &Val, what: &str) -> Result<BooleanArray> {
+pub(crate) fn boolean(v: &Val, what: &str) -> Result<BooleanArray> {
     match v.array.data_type() {
         DataType::Boolean => Ok(v.array.as_boolean().clone()),
         DataType::Null => Ok(BooleanArray::new_null(v.array.len())),
@@ -190,6 +192,7 @@ pub(crate) fn eval(batch: &RecordBatch, e: &Expr) -> Result<Val> {
         FillNull { expr, value } => expr_fns::fill_null(batch, expr, value)?,
         Cast { expr, ty } => expr_fns::cast_to(batch, expr, ty)?,
         Dt { expr, part } => expr_fns::dt(eval(batch, expr)?, part)?,
+        When { cond, then, otherwise } => expr_fns::when(batch, cond, then, otherwise)?,
         Explode { .. } => return Err(frame_error("explode() goes last in a select or withColumns expression (before alias)")),
         e => expr_str::eval_str(batch, e)?,
     })

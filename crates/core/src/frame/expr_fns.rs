@@ -11,7 +11,7 @@ use arrow_array::{Array, ArrayRef, Int32Array, PrimitiveArray, RecordBatch, Scal
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, TimeUnit};
 
-use super::expr::{as_type, common_type, eval, spread, Expr, Val};
+use super::expr::{as_type, boolean, common_type, eval, spread, Expr, Val};
 use super::{expr_checked, frame_err, frame_error, types};
 use crate::Result;
 
@@ -73,6 +73,27 @@ pub(crate) fn fill_null(batch: &RecordBatch, e: &Expr, value: &Expr) -> Result<V
     let mask = arrow_array::BooleanArray::new(nulls.inner().clone(), None);
     let out = if f_scalar { arrow_select::zip::zip(&mask, &v, &Scalar::new(f.array)) } else { arrow_select::zip::zip(&mask, &v, &f.array) };
     Ok(Val { array: out.map_err(frame_err("filling nulls"))?, scalar })
+}
+
+/// CASE WHEN: the two branches read as one type (as fillNull's sides), `then` where the condition is true.
+pub(crate) fn when(batch: &RecordBatch, cond: &Expr, then: &Expr, otherwise: &Expr) -> Result<Val> {
+    let (c, t, o) = (eval(batch, cond)?, eval(batch, then)?, eval(batch, otherwise)?);
+    let ty = common_type(t.array.data_type(), o.array.data_type())?;
+    let scalar = c.scalar && t.scalar && o.scalar;
+    let n = if scalar { 1 } else { batch.num_rows() };
+    let (t, o) = (as_type(t, &ty, then)?, as_type(o, &ty, otherwise)?);
+    let c_scalar = c.scalar;
+    let mask = boolean(&c, "when")?;
+    // A null condition is not true: SQL's CASE takes the ELSE branch.
+    let mask = if mask.null_count() > 0 { arrow_select::filter::prep_null_mask_filter(&mask) } else { mask };
+    let mask = if c_scalar && n != 1 { spread(Val { array: Arc::new(mask), scalar: true }, n)?.as_boolean().clone() } else { mask };
+    let out = match (t.scalar && n != 1, o.scalar && n != 1) {
+        (true, true) => arrow_select::zip::zip(&mask, &Scalar::new(t.array), &Scalar::new(o.array)),
+        (true, false) => arrow_select::zip::zip(&mask, &Scalar::new(t.array), &o.array),
+        (false, true) => arrow_select::zip::zip(&mask, &t.array, &Scalar::new(o.array)),
+        (false, false) => arrow_select::zip::zip(&mask, &t.array, &o.array),
+    };
+    Ok(Val { array: out.map_err(frame_err("choosing the branch of a when"))?, scalar })
 }
 
 /// Arrow's cast (a string that does not parse is an error naming it, as Polars' strict cast).

@@ -75,3 +75,20 @@ fn select_names_columns_and_errors_say_what_is_wrong() {
     assert!(filter(&b, &parse(&col("nope"))).unwrap_err().to_string().contains("\"nope\""));
     assert!(filter(&b, &parse(&col("v"))).unwrap_err().to_string().contains("filter takes booleans"));
 }
+
+#[test]
+fn when_takes_then_where_the_condition_is_true_and_otherwise_where_false_or_null() {
+    let b = batch();
+    let when = |c: &str, t: &str, o: &str| parse(&format!(r#"{{"op":"when","cond":{c},"then":{t},"otherwise":{o}}}"#));
+    // v > 2: [false, null, true, true]; a null condition takes the otherwise branch, as SQL's CASE.
+    let gt2 = bin("gt", &col("v"), &lit("2", "int64"));
+    let out = evaluate(&b, &when(&gt2, &col("f"), &lit("0", "int64"))).unwrap();
+    assert_eq!(out.as_primitive::<arrow_array::types::Float64Type>().iter().collect::<Vec<_>>(), vec![Some(0.0), Some(0.0), None, Some(-1.0)]);
+    let out = evaluate(&b, &when(&gt2, &lit("\"big\"", "utf8"), &col("k"))).unwrap();
+    assert_eq!(out.as_string::<i32>().iter().collect::<Vec<_>>(), vec![Some("a"), Some("b"), Some("big"), Some("big")]);
+    // A literal condition over a column; a null otherwise.
+    let out = evaluate(&b, &when(&lit("true", "bool"), &col("v"), &lit("null", "null"))).unwrap();
+    assert_eq!(out.as_primitive::<Int64Type>().iter().collect::<Vec<_>>(), vec![Some(1), None, Some(3), Some(4)]);
+    // Branches of kinds that do not meet are an error naming them.
+    assert!(evaluate(&b, &when(&gt2, &col("k"), &col("v"))).is_err());
+}

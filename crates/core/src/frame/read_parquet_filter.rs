@@ -36,6 +36,11 @@ pub(crate) fn expr_columns(e: &Expr, out: &mut Vec<String>) {
             expr_columns(expr, out);
             expr_columns(value, out);
         }
+        When { cond, then, otherwise } => {
+            expr_columns(cond, out);
+            expr_columns(then, out);
+            expr_columns(otherwise, out);
+        }
         Not { expr } | IsNull { expr } | IsNotNull { expr } | Alias { expr, .. } | Cast { expr, .. } | StrContains { expr, .. } | StrStartsWith { expr, .. } | StrLower { expr } | StrUpper { expr } | StrLen { expr } | StrSplit { expr, .. } | StrSlice { expr, .. } | Dt { expr, .. } | Explode { expr } => expr_columns(expr, out),
     }
 }
