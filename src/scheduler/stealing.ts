@@ -11,9 +11,12 @@
 // (its runner skips them; a skipped answer requeues the task, and placement
 // puts it on a worker with a free thread first), so a steal never runs a
 // task twice. A task pinned to its worker stays: restrictions (a shuffle's
-// output at its owner among them), a scattered value, a set preference.
+// output at its owner among them), a scattered value, a set preference; so
+// does one whose inputs on that worker pass MOVE_BYTES (placement.ts: worth
+// waiting for rather than moving).
 // Each run is asked about once.
 
+import { MOVE_BYTES } from './placement'
 import type { TaskRecord, WorkerHandle } from './state'
 
 /** How long a worker holding queued work may finish nothing before that work is taken back. */
@@ -21,7 +24,9 @@ export const STEAL_AFTER_MS = 1_000
 /** How often the scheduler looks. */
 export const STEAL_CHECK_MS = 500
 
-const movable = (t: TaskRecord) => t.state === 'processing' && !t.restrict && !t.scattered && !t.preferred
+/** Input bytes a stolen task may leave behind on its worker (to be fetched by the thief): placement's bound for moving inputs. */
+const inputsHeldOn = (t: TaskRecord, w: WorkerHandle) => t.deps.reduce((n, d) => n + (d.worker === w ? d.nbytes : 0), 0)
+const movable = (t: TaskRecord, w: WorkerHandle) => t.state === 'processing' && !t.restrict && !t.scattered && !t.preferred && inputsHeldOn(t, w) <= MOVE_BYTES
 
 /** Keys to take back, by the worker that holds them (empty where nothing should move). */
 export function steals(workers: Iterable<WorkerHandle>, now: number, asked: WeakMap<TaskRecord, number>): Map<WorkerHandle, TaskRecord[]> {
@@ -31,7 +36,7 @@ export function steals(workers: Iterable<WorkerHandle>, now: number, asked: Weak
   for (const w of all) {
     // A paused or stuck worker is not busy but held up: its queue waits for memory, and taking it back would only look like progress to its stuck watch.
     if (!w.alive || w.status !== 'running' || w.stuck || w.processing.size <= w.nthreads || now - w.lastDone < STEAL_AFTER_MS) continue
-    const take = [...w.processing].filter((t) => movable(t) && asked.get(t) !== t.runs)
+    const take = [...w.processing].filter((t) => movable(t, w) && asked.get(t) !== t.runs)
     if (take.length) out.set(w, take)
   }
   return out
