@@ -168,7 +168,7 @@ export class Bag<T = unknown> {
     const items = this.materialized()
     const schema = items.#reduce('parquet-schema', { op: 'parquetSchema', ...(step.parquet!.columns ? { columns: step.parquet!.columns } : {}) }, undefined)
     const parts = items.parts.map((p) => ({ ...p, deps: [...p.deps, schema.key], broadcast: 1 }))
-    return new Bag<string>('to-parquet', parts, [{ ...step, parquet: { ...step.parquet!, schemaInput: 0 } }], schema.tasks)
+    return new Bag<string>('to-parquet', parts, [step], schema.tasks)
   }
 
   /** Writes each partition's records (objects) as a CSV file, as toTextfiles writes lines (see ToCsvOptions). */

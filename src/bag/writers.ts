@@ -81,5 +81,6 @@ export function parquetStep(pattern: unknown, options: ToParquetOptions): Step {
   const codec = options.codec ?? 'SNAPPY'
   if (!WRITE_CODECS.includes(codec)) throw bad('options.codec', codec, WRITE_CODECS.map((c) => `'${c}'`).join(', '), what)
   if (rowGroupSize !== undefined && !(Number.isSafeInteger(rowGroupSize) && rowGroupSize >= 1)) throw bad('options.rowGroupSize', rowGroupSize, 'a positive integer (rows)', what)
-  return { op: 'write', pattern: full, compression: undefined, parquet: { codec, ...(columns ? { columns } : {}), ...(rowGroupSize ? { rowGroupSize } : {}) } }
+  // The write's column types come as the task's first broadcast input (bag.toParquet adds it).
+  return { op: 'write', pattern: full, compression: undefined, parquet: { codec, ...(columns ? { columns } : {}), ...(rowGroupSize ? { rowGroupSize } : {}), schemaInput: 0 } }
 }

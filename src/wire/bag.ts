@@ -83,7 +83,7 @@ export interface ParquetFormat {
   codec: string
   rowGroupSize?: number
   /** Which of the task's trailing inputs is the write's unified column types (the parquetSchema reduction's value). */
-  schemaInput?: number
+  schemaInput: number
 }
 
 /** How a key is taken from an item: a function, or a field name. */

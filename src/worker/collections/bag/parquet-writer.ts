@@ -9,7 +9,7 @@ import { ownTaskError } from '../../../base/errors'
 import { PARQUET_COMPRESSORS } from '../../../native/parquet-codecs'
 import type { ParquetFormat } from '../../../wire/bag'
 import { kindOf, writeAtomically } from './text-writer'
-import { columnTypesAccumulator, schemaElement, valueFor, type ColumnTypes } from './parquet-schema'
+import { schemaElement, valueFor, type ColumnTypes } from './parquet-schema'
 
 // Its node entry, whose types the package maps only under node16 resolution: a file writer that flushes about a MiB at a time.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -36,24 +36,16 @@ function* checkedRecords(path: string, first: Record<string, unknown>, rest: Ite
   for (let r = rest.next(); !r.done; r = rest.next()) yield as(record(path, r.value, i++))
 }
 
-/** Writes `items` with the write's unified column types (`types`; from this partition alone where a caller gives none). */
-export function writeParquet(path: string, items: Iterable<unknown>, f: ParquetFormat, types?: ColumnTypes): Promise<string> {
+/** Writes `items` with the write's column types, unified across its partitions (toParquet's parquetSchema reduction). */
+export function writeParquet(path: string, items: Iterable<unknown>, f: ParquetFormat, types: ColumnTypes): Promise<string> {
   return writeAtomically(path, async (tmp) => {
-    let all: Iterable<unknown> = items
-    if (!types) {
-      const rows = [...items]
-      const acc = columnTypesAccumulator(f.columns)
-      for (const v of rows) acc.push(v)
-      types = acc.result()
-      all = rows
-    }
-    const it = all[Symbol.iterator]()
+    const it = items[Symbol.iterator]()
     const head = it.next()
     const first = head.done ? undefined : record(path, head.value, 0)
     if (!types.names.length) {
       throw ownTaskError('ERR_SPILLWAY_WRITE', `could not write ${path}: no partition of the write has a record, and a Parquet file's columns come from its records; give options.columns, or filter out what empties the bag, first`, { path })
     }
-    const schema = [{ name: 'root', num_children: types.names.length }, ...types.names.map((name, c) => schemaElement(name, types!.kinds[c], types!.nullable[c] ?? false))]
+    const schema = [{ name: 'root', num_children: types.names.length }, ...types.names.map((name, c) => schemaElement(name, types.kinds[c], types.nullable[c] ?? false))]
     await parquetWriteRows({
       writer: fileWriter(tmp),
       rows: first ? checkedRecords(path, first, it, types) : [],

@@ -10,7 +10,7 @@ import { writeLines } from './text-writer'
 /** `extra`: the task's trailing inputs (a Parquet write's unified column types among them). */
 export function writeStep(s: Extract<Step, { op: 'write' }>, index: number, items: Iterable<unknown>, extra: unknown[]): Promise<string> {
   const path = s.pattern.replace('*', String(index))
-  if (s.parquet) return writeParquet(path, items, s.parquet, s.parquet.schemaInput === undefined ? undefined : (extra[s.parquet.schemaInput] as ColumnTypes))
+  if (s.parquet) return writeParquet(path, items, s.parquet, extra[s.parquet.schemaInput] as ColumnTypes)
   if (s.csv) return writeCsv(path, items, s.compression, s.csv)
   return writeLines(path, items, s.compression)
 }
