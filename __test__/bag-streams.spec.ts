@@ -57,8 +57,10 @@ test.serial('fromAsyncIterable: a 572 MiB byte stream becomes lines on the worke
   t.is(await client.compute(b.count()), lines)
   t.is(await client.compute(b.map((l: string) => Number(l.slice(0, 9))).sum()), (lines * (lines - 1)) / 2)
   t.log(`${(total / MIB).toFixed(0)} MiB streamed; client rss grew ${(settled / MIB).toFixed(0)} MiB over the first third, ${(peak / MIB).toFixed(0)} MiB at its peak`)
-  // Holding the stream would grow it by 381 MiB more over the last two thirds.
-  t.true(peak - settled < 96 * MIB, `client rss grew ${((peak - settled) / MIB).toFixed(0)} MiB more while the last ${((total * 2) / 3 / MIB).toFixed(0)} MiB passed`)
+  // Holding the stream would grow it by 381 MiB more over the last two thirds; streaming grows it
+  // by what the allocator and V8 keep from the scatters in flight (measured 40-97 MiB, by GC timing).
+  const held = (total * 2) / 3
+  t.true(peak - settled < held / 2, `client rss grew ${((peak - settled) / MIB).toFixed(0)} MiB more while the last ${((total * 2) / 3 / MIB).toFixed(0)} MiB passed`)
   b.release()
 })
 
