@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
-import { col, count, first, frame, last, lit, nUnique, std, sum, var as variance, when, type Client, type FrameTable } from 'spillway'
+import { col, count, first, frame, last, lit, mean, nUnique, std, sum, var as variance, when, type Client, type FrameTable } from 'spillway'
 import { sharedCluster } from './cluster-helpers'
 
 const dir = mkdtempSync(join(tmpdir(), 'spillway-frame-ops-'))
@@ -193,6 +193,35 @@ test.serial('nUnique, first, last, std and var by group merge exactly across par
       t.true(Math.abs((sd as number) - w.sd!) < 1e-9 && Math.abs((v as number) - w.v!) < 1e-9, `${sd} vs ${w.sd}`)
     }
   }
+})
+
+test.serial('aggregates of expressions: sum(x * k), mean, count and nUnique of an expression, by group and over every row, as plain JS computes them', async (t) => {
+  const { rows, f } = files('agg-exprs')
+  // A column named as the hidden ones are: the expressions' columns take other names.
+  const g = f.withColumns({ __agg_0: lit(1) }).groupBy('k')
+  const got = await client.compute(
+    g.agg({ sx: sum(col('x').multiplyBy(col('k'))), m: mean(col('x').plus(1)), c: count(when(col('x').gt(0)).then(col('x'))), u: nUnique(col('name').str.lower()), one: sum('__agg_0') }, { splitOut: 2 }),
+  )
+  const want = new Map<number | null, { sx: number | null; m: number[]; c: number; u: Set<string>; one: number }>()
+  for (const r of rows) {
+    const w = want.get(r.k) ?? { sx: null, m: [], c: 0, u: new Set<string>(), one: 0 }
+    if (r.x !== null && r.k !== null) w.sx = (w.sx ?? 0) + r.x * r.k
+    if (r.x !== null) w.m.push(r.x + 1)
+    if (r.x !== null && r.x > 0) w.c++
+    if (r.name !== null) w.u.add(r.name.toLowerCase())
+    w.one++
+    want.set(r.k, w)
+  }
+  const byKey = new Map(rowsOfTable(got).map((r) => [r.k, r]))
+  t.is(byKey.size, want.size)
+  for (const [k, w] of want) {
+    const mean = w.m.length ? w.m.reduce((a, b) => a + b, 0) / w.m.length : null
+    t.deepEqual(byKey.get(k), { k, sx: w.sx, m: mean, c: w.c, u: w.u.size, one: w.one }, `k = ${k}`)
+  }
+  t.deepEqual(Object.keys(g.agg({ sx: sum(col('x').multiplyBy(col('k'))) }).schema), ['k', 'sx'], 'the hidden column stays hidden')
+  const whole = rowsOfTable(await client.compute(f.agg({ known: count(col('x').gt(20)), neg: sum(when(col('x').lt(0)).then(1).otherwise(0)) })))
+  t.deepEqual(whole, [{ known: rows.filter((r) => r.x !== null).length, neg: rows.filter((r) => r.x !== null && r.x < 0).length }])
+  t.throws(() => f.agg({ w: count(col('name').str.split(' ').explode()) }), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /explode/ })
 })
 
 test.serial('distinct, head, tail, count, the whole-frame scalars and describe', async (t) => {

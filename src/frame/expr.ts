@@ -206,14 +206,17 @@ export class Aggregate<F extends AggFunc = AggFunc, C extends string = any> {
   constructor(
     readonly func: F,
     readonly column?: string,
+    /** What it aggregates where that is not a column: `sum(col('price').multiplyBy(col('qty')))`. */
+    readonly expr?: ExprData,
   ) {}
 }
 
 function aggColumn(func: AggFunc, column: string | Expr | undefined, optional: boolean): Aggregate {
   if (column === undefined && optional) return new Aggregate(func)
   if (column instanceof Expr && column.data.op === 'col') return new Aggregate(func, column.data.name)
+  if (column instanceof Expr) return new Aggregate(func, undefined, column.data)
   if (typeof column === 'string' && column !== '') return new Aggregate(func, column)
-  throw new ArgumentError([{ field: 'column', value: column instanceof Expr ? column.toString() : column, allowed: `a column name or col(name)${optional ? ', or nothing to count rows' : ''}` }], func)
+  throw new ArgumentError([{ field: 'column', value: column, allowed: `a column name, col(name) or an expression${optional ? ', or nothing to count rows' : ''}` }], func)
 }
 
 /** Rows in the group; with a column, its non-null values. */

@@ -13,7 +13,8 @@ import { hashOf } from '../bag/graph'
 import { upstreamOf, type Upstream } from '../bag/upstream'
 import type { AggSpecData, FieldSpec } from '../wire/frame'
 import { positiveInt, type AggOptions } from './agg-options'
-import { Aggregate } from './expr'
+import { Aggregate, Expr } from './expr'
+import { checkExplodes } from './expr-types'
 import { Frame, GroupBy } from './frame'
 import { aggregateType, fieldOf } from './schema'
 import type { AggOf, ColumnOf } from './typing'
@@ -69,13 +70,37 @@ declare module './frame' {
   }
 }
 
+/**
+ * Aggregates of expressions become aggregates of columns: each expression
+ * computed first as a column under a name no column has (in the same fused
+ * step as the partition's other work).
+ */
+function exprsAsColumns(f: Frame, entries: [string, Aggregate][]): { frame: Frame; entries: [string, Aggregate][] } {
+  const added: Record<string, Expr> = {}
+  let i = 0
+  const free = () => {
+    let n: string
+    do n = `__agg_${i++}`
+    while (f.columns.includes(n))
+    return n
+  }
+  const out = entries.map(([name, a]): [string, Aggregate] => {
+    if (!(a instanceof Aggregate) || a.expr === undefined) return [name, a]
+    checkExplodes(a.expr, 'agg', false)
+    const column = free()
+    added[column] = new Expr(a.expr)
+    return [name, new Aggregate(a.func, column)]
+  })
+  return Object.keys(added).length === 0 ? { frame: f, entries } : { frame: f.withColumns(added), entries: out }
+}
+
 GroupBy.prototype.agg = function (this: GroupBy, aggregates: Record<string, Aggregate>, options: AggOptions = {}): Frame {
-  const f = this.frame
-  const entries = Object.entries(aggregates ?? {})
-  if (entries.length === 0) throw new ArgumentError([{ field: 'aggregates', value: aggregates, allowed: "an object of names to aggregates, e.g. { n: count(), total: sum('x') }" }], 'agg')
+  const given = Object.entries(aggregates ?? {})
+  if (given.length === 0) throw new ArgumentError([{ field: 'aggregates', value: aggregates, allowed: "an object of names to aggregates, e.g. { n: count(), total: sum('x') }" }], 'agg')
+  const { frame: f, entries } = exprsAsColumns(this.frame, given)
   const fields: FieldSpec[] = this.keys.map((k) => ({ ...fieldOf(k, f.fields, 'groupBy'), nullable: true }))
   for (const [name, a] of entries) {
-    if (!(a instanceof Aggregate)) throw new ArgumentError([{ field: `aggregates.${name}`, value: typeof a, allowed: 'count(), sum, mean, min, max, nUnique, first, last, std or var of a column' }], 'agg')
+    if (!(a instanceof Aggregate)) throw new ArgumentError([{ field: `aggregates.${name}`, value: typeof a, allowed: 'count(), sum, mean, min, max, nUnique, first, last, std or var of a column or an expression' }], 'agg')
     if (fields.some((x) => x.name === name)) throw new ArgumentError([{ field: `aggregates.${name}`, value: name, allowed: 'a name that is not a key nor another aggregate' }], 'agg')
     fields.push({ name, type: aggregateType(a, f.fields, 'agg'), nullable: a.func !== 'count' })
   }

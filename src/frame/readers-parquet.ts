@@ -17,7 +17,7 @@ import { Frame, type FramePart } from './frame'
 export interface FrameParquetOptions {
   /** The columns to read, in this order (default: all of the first file's). */
   columns?: string[]
-  /** Bytes (uncompressed, of the columns read) per partition: consecutive row groups, of one file or of several small ones, share a partition up to this; a number or '128 MiB' (default 64 MiB). A row group is never split. */
+  /** Bytes (of the columns read, as Arrow holds them once read) per partition: consecutive row groups, of one file or of several small ones, share a partition up to this; a number or '128 MiB' (default 64 MiB). A row group is never split. */
   blocksize?: number | string
 }
 

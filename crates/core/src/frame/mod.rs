@@ -31,6 +31,7 @@ mod read_compressed;
 pub mod read_ndjson;
 pub mod read_parquet;
 mod read_parquet_filter;
+mod read_parquet_size;
 pub mod read_parquet_files;
 pub mod read_text;
 pub mod shuffle;

@@ -21,6 +21,7 @@ use serde_json::Value;
 
 use super::expr::Expr;
 use super::read_parquet_filter::row_filter;
+use super::read_parquet_size::arrow_bytes;
 use super::read::BATCH_ROWS;
 use super::type_names::normalized;
 use crate::{Error, Result};
@@ -94,8 +95,8 @@ pub fn infer_parquet(paths: &[PathBuf], columns: Option<&[String]>) -> Result<(S
             .row_groups()
             .iter()
             .map(|rg| {
-                let bytes: i64 = rg.columns().iter().enumerate().filter(|(i, _)| roots.contains(&descr.get_column_root_idx(*i))).map(|(_, c)| c.uncompressed_size()).sum();
-                (rg.num_rows() as u64, bytes.max(0) as u64)
+                let bytes: u64 = rg.columns().iter().enumerate().filter(|(i, _)| roots.contains(&descr.get_column_root_idx(*i))).map(|(_, c)| arrow_bytes(c)).sum();
+                (rg.num_rows() as u64, bytes)
             })
             .collect();
         layouts.push(sizes);

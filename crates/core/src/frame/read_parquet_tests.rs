@@ -216,3 +216,25 @@ fn a_map_column_reads_as_a_list_of_key_value_structs() {
     assert_eq!((s.column(0).as_string::<i32>().value(0), s.column(1).as_primitive::<arrow_array::types::Int32Type>().value(0)), ("k3", 3));
     assert!(s.column(1).is_null(1));
 }
+
+#[test]
+fn row_groups_are_sized_as_arrow_holds_them_not_as_their_encoded_pages() {
+    // Columns that dictionary and RLE encodings shrink to almost nothing: a
+    // repeated integer, a decimal of few values and a short repeated string.
+    let d = tempfile::tempdir().unwrap();
+    let n = 100_000;
+    let ids = Int64Array::from_iter_values((0..n).map(|i| i / 1000));
+    let dec = Decimal128Array::from_iter_values((0..n).map(|i| (i % 50) as i128)).with_precision_and_scale(15, 2).unwrap();
+    let s = StringArray::from_iter_values((0..n).map(|i| ["AIR", "MAIL", "SHIP"][i as usize % 3]));
+    let b = RecordBatch::try_from_iter([("id", Arc::new(ids) as ArrayRef), ("q", Arc::new(dec) as ArrayRef), ("mode", Arc::new(s) as ArrayRef)]).unwrap();
+    let p = write(&d, "enc.parquet", &[b.clone()], Compression::UNCOMPRESSED, n as usize);
+    let (_, meta) = footer(&p).unwrap();
+    let encoded: i64 = meta.metadata().row_group(0).columns().iter().map(|c| c.uncompressed_size()).sum();
+    let (_, layout) = infer_parquet(std::slice::from_ref(&p), None).unwrap();
+    let arrow: usize = b.columns().iter().map(|c| c.get_buffer_memory_size()).sum();
+    let est = layout[0][0].1 as f64;
+    assert!((encoded as f64) < est / 5.0, "the pages ({encoded} B) are far under Arrow's {arrow} B");
+    assert!(est > arrow as f64 * 0.8 && est < arrow as f64 * 1.5, "estimate {est} B for Arrow's {arrow} B");
+    let (_, only) = infer_parquet(std::slice::from_ref(&p), Some(&["id".to_string()])).unwrap();
+    assert!(only[0][0].1 >= (n as u64) * 8 && only[0][0].1 < (n as u64) * 10, "the columns read only: {}", only[0][0].1);
+}
