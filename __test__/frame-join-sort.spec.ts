@@ -174,6 +174,18 @@ test.serial('sortBy: several keys, ties, nulls first or last, descending per key
     t.deepEqual(rowsOf(await client.compute(s)), plainSort(orders, keys, descending, nullsLast), `${keys} ${descending} ${nullsLast}`)
   }
   t.deepEqual(rowsOf(await client.compute(f.sortBy('id', { descending: true }))), [...orders].reverse())
+  // head(n) of a sort is a top-n: each input partition keeps its first n, one task the first n of
+  // theirs (no sample, no boundaries, no shuffle); ties still in input order, as the full sort's.
+  for (const [keys, descending, nullsLast] of cases) {
+    const s = f.sortBy(keys, { descending, nullsLast, npartitions: 4 })
+    const top = s.topN(7)!
+    t.is(top.npartitions, 1)
+    t.is(top.taskCount(), f.npartitions + 1, 'a task per input partition and one over them')
+    t.true(s.taskCount() > 3 * f.npartitions, 'where the sort itself samples, shuffles and collects')
+    for (const n of [0, 1, 7, orders.length + 5]) t.deepEqual(rowsOf(await client.compute(s.head(n))), plainSort(orders, keys, descending, nullsLast).slice(0, n), `head(${n}) by ${keys}`)
+  }
+  t.is(f.filter(col('amount').gt(1)).topN(3), undefined, 'a frame that is not a sort has no top-n')
+  t.is(f.sortBy('id').filter(col('amount').gt(1)).topN(3), undefined, 'nor one with steps after its sort')
   t.throws(() => f.sortBy(['id', 'cust'], { descending: [true] }), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /a list of 2/ })
   t.throws(() => f.sortBy('idd'), { code: 'ERR_SPILLWAY_COLUMN_NOT_FOUND', message: /"idd"/ })
 })

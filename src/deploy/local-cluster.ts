@@ -11,7 +11,7 @@ import { removeSchedulerFile, writeSchedulerFile } from '../comm/scheduler-file'
 import { clusterSettings, type ClusterSettings } from './worker-settings'
 import { VERSION } from '../base/version'
 import { formatBytes } from '../base/units'
-import { SpillwayError } from '../base/errors'
+import { ArgumentError, SpillwayError } from '../base/errors'
 import { SummaryLog } from '../base/log-summary'
 import { levelLog, resolveLogger, type Logger } from '../base/logger'
 import type { Thresholds } from '../wire/protocol'
@@ -110,6 +110,8 @@ export class LocalCluster {
 
   /** `thresholds` left out: the options' defaults (a cluster without them would hold NaN bytes under its target). */
   static async start(given: Omit<LocalClusterOptions, 'thresholds'> & { thresholds?: Thresholds }): Promise<LocalCluster> {
+    // The one option with no default: where spilled values, sockets and scattered copies live.
+    if (typeof given?.spillDir !== 'string' || given.spillDir === '') throw new ArgumentError([{ field: 'spillDir', value: given?.spillDir, allowed: 'a directory path for spilled data (setupClient makes one for you)' }], 'LocalCluster.start')
     const options: LocalClusterOptions = { ...given, thresholds: given.thresholds ?? defaultThresholds(), log: given.log ?? levelLog(resolveLogger(given.logger)) }
     installExitHook()
     const c = new LocalCluster(options)

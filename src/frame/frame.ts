@@ -10,9 +10,10 @@ import { sameColumns } from '../wire/arrow-types'
 import { ArgumentError } from '../base/errors'
 import type { TaskSubmission } from '../scheduler/scheduler'
 import type { AggSpecData, ExprData, FieldSpec, FrameSource, FrameStep, PartitionPlan } from '../wire/frame'
+import type { SortKeyData } from '../wire/frame-shuffle'
 import type { BagItem } from '../bag/bag'
 import { hashOf } from '../bag/graph'
-import { NO_UPSTREAM, type Upstream } from '../bag/upstream'
+import { NO_UPSTREAM, upstreamOf, type Upstream } from '../bag/upstream'
 import { Aggregate, col, count, Expr, first, last, max, mean, min, nUnique, std, sum, variance } from './expr'
 import { checkExplodes } from './expr-types'
 import { dropColumns, renameColumns, withColumnsOf } from './columns'
@@ -52,6 +53,8 @@ export class Frame<S = any> {
     /** The columns after the steps. */
     readonly fields: readonly FieldSpec[] = sourceFields,
     readonly upstream: Upstream = NO_UPSTREAM,
+    /** Where this frame is `input` sorted by `keys` (sortBy's output): head(n) takes a top-n instead. */
+    readonly sortedFrom?: { input: Frame; keys: SortKeyData[] },
   ) {
     this.name = `${label}-${hashOf({ parts, sourceFields, steps })}`
   }
@@ -145,6 +148,19 @@ export class Frame<S = any> {
   }
   tail(n = 5): FrameSlice<Frame> {
     return new FrameSlice<Frame>(this, n, true)
+  }
+  /**
+   * sortBy(keys).head(n) without the sort: each partition of the sorted
+   * frame's input keeps its own first n rows, and one task takes the first n
+   * of theirs (Polars' and DataFusion's top-k; ties keep the input order, as
+   * the stable sort's). Undefined where this frame is not sortBy's output.
+   */
+  topN(n: number): Frame | undefined {
+    const s = this.sortedFrom
+    if (!s) return undefined
+    const step: FrameStep = { kind: 'sort', keys: s.keys, limit: n }
+    const partials = new Frame('top-n-part', s.input.parts, s.input.sourceFields, [...s.input.steps, step], [...s.input.fields], s.input.upstream)
+    return new Frame('top-n', [{ source: { kind: 'inputs' }, deps: partials.keys() }], [...this.fields], [step], [...this.fields], upstreamOf(() => partials.tasks(false), partials.taskCount()))
   }
   /** Partition i alone with one more step (head/tail's unit of work). */
   onePartition(i: number, step: FrameStep): Frame {

@@ -51,7 +51,7 @@ export function sortFrame(f: Frame, by: string | string[], options: SortOptions 
   // The frame's own upstream runs once: the splits' share of the graph brings it.
   const tasks = upstreamOf(() => [...samples, boundaries], samples.length + 1)
   const out = frameShuffled('sort-by', [{ frame: m, by: { kind: 'range', keys: sortKeys } }], n, { kind: 'sort', keys: sortKeys }, { key: boundaries.key, tasks })
-  return new Frame('sort-by', out.keys.map((k) => ({ source: { kind: 'inputs' as const }, deps: [k] })), [...f.fields], [], [...f.fields], out.upstream)
+  return new Frame('sort-by', out.keys.map((k) => ({ source: { kind: 'inputs' as const }, deps: [k] })), [...f.fields], [], [...f.fields], out.upstream, { input: f, keys: sortKeys })
 }
 
 /**

@@ -41,6 +41,8 @@ export function describePlan(fields: readonly FieldSpec[]): { aggs: Record<strin
 export interface Sliceable<F> {
   readonly npartitions: number
   onePartition(i: number, step: FrameStep): F
+  /** The first n rows as one frame of their own, where the frame knows a cheaper way than its partitions in order (sortBy's top-n). */
+  topN?(n: number): F | undefined
 }
 
 interface Computes<F> {
@@ -58,6 +60,8 @@ export class FrameSlice<F> {
   }
 
   async run(client: Computes<F>): Promise<Table> {
+    const top = this.fromEnd ? undefined : this.frame.topN?.(this.n)
+    if (top !== undefined) return client.compute(top)
     const order = Array.from({ length: this.frame.npartitions }, (_, i) => i)
     if (this.fromEnd) order.reverse()
     const got: Table[] = []

@@ -2,6 +2,8 @@
 // (crates/core/src/frame/plan.rs): plain data, hashed into task keys on the
 // client, handed to the core as JSON.
 
+import type { SortKeyData } from './frame-shuffle'
+
 export type CompareOp = 'eq' | 'neq' | 'gt' | 'gtEq' | 'lt' | 'ltEq'
 
 export type ExprData =
@@ -58,6 +60,8 @@ export type FrameStep =
   | { kind: 'select'; exprs: ExprData[] }
   | { kind: 'head' | 'tail'; n: number }
   | { kind: 'describe'; columns: string[] }
+  /** The partition sorted (stable), its first `limit` rows only where given: sortBy().head(n)'s top-n. */
+  | { kind: 'sort'; keys: SortKeyData[]; limit?: number }
 
 export interface AggSpecData {
   keys: string[]

@@ -14,6 +14,7 @@ use super::expr::{self, Expr};
 use super::read::{self, CsvOptions};
 use super::read_parquet_files::{scan_files, ParquetPiece};
 use super::read_text::{self, Encoding};
+use super::partition::SortKey;
 use super::whole;
 use super::wordcount::WordCount;
 use super::types::{self, FieldSpec};
@@ -60,6 +61,13 @@ pub enum Step {
     Tail { n: usize },
     /// A one-row aggregate reshaped into describe's table.
     Describe { columns: Vec<String> },
+    /// The partition's rows sorted (stable), its first `limit` only where given:
+    /// `sortBy().head(n)`'s top-n, per partition and then over their outputs.
+    Sort {
+        keys: Vec<SortKey>,
+        #[serde(default)]
+        limit: Option<usize>,
+    },
 }
 
 #[derive(Debug, Deserialize)]
@@ -94,7 +102,7 @@ fn apply(step: &Step, b: &RecordBatch) -> Result<RecordBatch> {
         Step::Filter { predicate } => expr::filter(b, predicate),
         Step::Select { exprs } => expr::select(b, exprs),
         Step::Describe { columns } => whole::describe(b, columns),
-        Step::Head { .. } | Step::Tail { .. } => Ok(b.clone()),
+        Step::Head { .. } | Step::Tail { .. } | Step::Sort { .. } => Ok(b.clone()),
     }
 }
 
@@ -104,6 +112,14 @@ fn apply_all(step: &Step, batches: Vec<RecordBatch>) -> Result<Vec<RecordBatch>>
         Step::Head { n } => Ok(whole::limit(batches, *n, false)),
         Step::Tail { n } => Ok(whole::limit(batches, *n, true)),
         Step::Describe { .. } if batches.len() > 1 => Err(frame_error("describe reads one row of aggregates")),
+        Step::Sort { keys, limit } => {
+            let Some(schema) = batches.first().map(|b| b.schema()) else { return Ok(batches) };
+            let sorted = match limit {
+                Some(n) => super::sort::top_n(&schema, &batches, keys, *n)?,
+                None => super::sort::sort_batches(&schema, &batches, keys)?,
+            };
+            Ok(if sorted.num_rows() > 0 { vec![sorted] } else { Vec::new() })
+        }
         _ => batches.into_iter().map(|b| apply(step, &b)).filter(|b| b.as_ref().map_or(true, |b| b.num_rows() > 0)).collect(),
     }
 }

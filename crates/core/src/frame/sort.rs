@@ -49,6 +49,31 @@ pub fn sort_batches(schema: &SchemaRef, batches: &[RecordBatch], sort: &[SortKey
     take_record_batch(&all, &UInt32Array::from(idx)).map_err(frame_err("sorting rows"))
 }
 
+/// The first `n` rows of the stable sort of `batches`: a `sortBy().head(n)`
+/// without sorting everything. Each partition keeps its own first n and one
+/// task takes the first n of those (in partition order, so ties still keep
+/// the input order): a selection, O(rows), then a sort of n.
+pub fn top_n(schema: &SchemaRef, batches: &[RecordBatch], sort: &[SortKey], n: usize) -> Result<RecordBatch> {
+    if sort.is_empty() {
+        return Err(frame_error("sortBy needs at least one key"));
+    }
+    let all = concat_batches(schema, batches).map_err(frame_err("gathering rows to sort"))?;
+    if n == 0 || all.num_rows() == 0 {
+        return Ok(all.slice(0, 0));
+    }
+    let keys = columns(&all, &names(sort), "sortBy")?;
+    let types: Vec<DataType> = keys.iter().map(|a| a.data_type().clone()).collect();
+    let rows = sort_converter(&types, sort)?.convert_columns(&super::canonical::canonical_all(&keys)).map_err(frame_err("ordering rows"))?;
+    let cmp = |x: &u32, y: &u32| rows.row(*x as usize).cmp(&rows.row(*y as usize)).then(x.cmp(y));
+    let mut idx: Vec<u32> = (0..all.num_rows() as u32).collect();
+    if n < idx.len() {
+        idx.select_nth_unstable_by(n - 1, cmp);
+        idx.truncate(n);
+    }
+    idx.sort_unstable_by(cmp);
+    take_record_batch(&all, &UInt32Array::from(idx)).map_err(frame_err("sorting rows"))
+}
+
 /// The rows at `pos` (batch, row) as one batch of `schema`: no concatenated copy of the inputs first.
 fn gather_rows(schema: &SchemaRef, batches: &[RecordBatch], pos: &[(usize, usize)]) -> Result<RecordBatch> {
     let cols = match batches {

@@ -42,3 +42,23 @@ fn samples_and_boundaries_cut_even_ranges() {
     assert_eq!(boundaries(&none.schema(), &[none.clone()], &[sk("v", false, false)], 4).unwrap().num_rows(), 0);
     assert!(bounds.column(0).null_count() == 0);
 }
+
+#[test]
+fn top_n_per_partition_then_over_their_outputs_is_the_sorts_first_n_ties_in_input_order() {
+    // Few distinct keys, many ties, nulls: every n from none to past the rows.
+    let rows = 200i64;
+    let k: Vec<Option<&str>> = (0..rows).map(|i| [Some("a"), Some("b"), None, Some("c")][(i * 7 % 4) as usize]).collect();
+    let v: Vec<Option<i64>> = (0..rows).map(|i| if i % 11 == 0 { None } else { Some(i * 37 % 13) }).collect();
+    let b = batch(k, v, (0..rows).collect());
+    let parts = [b.slice(0, 70), b.slice(70, 0), b.slice(70, 90), b.slice(160, 40)];
+    for keys in [vec![sk("v", false, true)], vec![sk("k", true, false), sk("v", false, true)]] {
+        let whole = sort_batches(&b.schema(), &parts, &keys).unwrap();
+        for n in [0usize, 1, 5, 13, 64, 199, 200, 500] {
+            let partials: Vec<RecordBatch> = parts.iter().map(|p| top_n(&b.schema(), std::slice::from_ref(p), &keys, n).unwrap()).collect();
+            assert!(partials.iter().all(|p| p.num_rows() <= n));
+            let got = top_n(&b.schema(), &partials, &keys, n).unwrap();
+            let want = whole.slice(0, n.min(whole.num_rows()));
+            assert_eq!(got.column(2).as_primitive::<Int64Type>().values().to_vec(), want.column(2).as_primitive::<Int64Type>().values().to_vec(), "n = {n}, keys {keys:?}");
+        }
+    }
+}
