@@ -146,6 +146,49 @@ test.serial('when/then/otherwise, isIn, isBetween, abs, str.endsWith and str.lik
   t.throws(() => f.select(col('name').abs().alias('x')), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT' })
 })
 
+test.serial('modulo and round: as SQL computes them (the dividend\'s sign, halves away from zero), integers kept, an integer % 0 a coded error naming it', async (t) => {
+  const { rows, f } = files('mod-round')
+  const g = f.select(col('k').modulo(3).alias('km'), col('x').modulo(4).alias('xm'), col('x').round(0).alias('x0'), col('x').multiplyBy(1.25).round(1).alias('x1'), col('k').multiplyBy(1250).round(-2).alias('kr'))
+  t.deepEqual(g.schema, { km: 'int64', xm: 'float64', x0: 'float64', x1: 'float64', kr: 'int64' })
+  // Halves away from zero at the last place kept (every x is a quarter, so x * 1.25 is exact in binary).
+  const away = (v: number, d: number) => (Math.sign(v) * Math.round(Math.abs(v) * 10 ** d)) / 10 ** d
+  const want = rows.map((r) => ({
+    km: r.k === null ? null : r.k % 3,
+    xm: r.x === null ? null : r.x % 4,
+    x0: r.x === null ? null : away(r.x, 0),
+    x1: r.x === null ? null : away(r.x * 1.25, 1),
+    kr: r.k === null ? null : Math.sign(r.k) * Math.round(Math.abs(r.k * 1250) / 100) * 100,
+  }))
+  const got = rowsOfTable(await client.compute(g)).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v === 0 ? 0 : v])))
+  t.deepEqual(got, want.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v === 0 ? 0 : v]))))
+  const err = await t.throwsAsync(client.compute(f.select(col('k').modulo(col('k').minus(col('k'))).alias('z'))))
+  t.is((err as any).code, 'ERR_SPILLWAY_FRAME', String(err))
+  t.regex(err!.message, /division by zero in col\("k"\)\.modulo\(col\("k"\)\.minus\(col\("k"\)\)\): int64 -?\d+ % 0/)
+  t.throws(() => col('x').round(1.5), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /decimals/ })
+  t.throws(() => f.select(col('name').round(1).alias('r')), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /a number to round/ })
+})
+
+test.serial('dates compared with ISO strings and Dates, as DuckDB reads them: a date at midnight is that day, a Date with a time compares the day as a timestamp', async (t) => {
+  const { rows, f } = files('date-lits')
+  const day = (r: Row) => (r.d === null ? null : Date.parse(`${r.d}T00:00:00Z`))
+  const ids = async (g: ReturnType<typeof frame.readCsv>) => rowsOfTable(await client.compute(g.select('name', 'd', 'x'))).length
+  const count = (keep: (ms: number) => boolean) => rows.filter((r) => day(r) !== null && keep(day(r)!)).length
+  const cut = Date.UTC(2018, 5, 1)
+  t.is(await ids(f.filter(col('d').lt('2018-06-01'))), count((ms) => ms < cut))
+  t.is(await ids(f.filter(col('d').gtEq(lit(new Date(cut))))), count((ms) => ms >= cut))
+  // Noon of 2018-06-01: that day (its midnight) is before it.
+  t.is(await ids(f.filter(col('d').ltEq(lit(new Date(cut + 12 * 3600_000))))), count((ms) => ms <= cut))
+  t.is(await ids(f.filter(col('d').gt(lit(new Date(cut + 12 * 3600_000))))), count((ms) => ms > cut))
+  t.is(await ids(f.filter(col('d').isBetween('2012-01-01', '2013-12-31'))), count((ms) => ms >= Date.UTC(2012, 0, 1) && ms <= Date.UTC(2013, 11, 31)))
+  const some = rows.find((r) => r.d !== null)!.d!
+  t.is(await ids(f.filter(col('d').isIn([some, '1999-01-01']))), rows.filter((r) => r.d === some || r.d === '1999-01-01').length)
+  const flags = rowsOfTable(await client.compute(f.select(lit('2018-06-01').gt(col('d')).alias('before'))))
+  t.deepEqual(flags.map((r) => r.before), rows.map((r) => (day(r) === null ? null : day(r)! < cut)))
+  t.throws(() => f.filter(col('d').lt('06/01/2018')), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /an ISO date, 'YYYY-MM-DD'/ })
+  t.throws(() => f.filter(col('x').lt('2018-06-01')), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /sides of one kind/ })
+  t.throws(() => lit(new Date('nope')), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /a valid Date/ })
+})
+
 test.serial('split + explode repeats the other columns; wrong types, nested explodes and RegExp features the core lacks are coded errors when built', async (t) => {
   const { rows, f } = files('explode')
   const g = f.select(col('name').str.split(/\s+/).explode().alias('part'), 'k')

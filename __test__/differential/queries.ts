@@ -24,6 +24,8 @@ export type NumE =
   | { e: 'len'; s: StrE }
   | { e: 'when'; c: BoolE; t: NumE; o: NumE }
   | { e: 'abs'; x: NumE }
+  | { e: 'mod'; x: NumE; by: bigint }
+  | { e: 'round'; x: NumE; d: number }
 
 /** String expressions over s. */
 export type StrE = { e: 's' } | { e: 'lower' | 'upper'; x: StrE } | { e: 'slice'; x: StrE; offset: number; length: number }
@@ -31,7 +33,7 @@ export type StrE = { e: 's' } | { e: 'lower' | 'upper'; x: StrE } | { e: 'slice'
 export type BoolE =
   | { e: 'cmp'; op: CmpOp; l: NumE; r: NumE }
   | { e: 'scmp'; op: CmpOp; l: StrE; r: string }
-  | { e: 'dcmp'; op: CmpOp }
+  | { e: 'dcmp'; op: CmpOp; v: string; form: 'iso' | 'date' | 'noon' }
   | { e: 'and' | 'or'; l: BoolE; r: BoolE }
   | { e: 'not'; x: BoolE }
   | { e: 'isNull' | 'isNotNull'; name: string }
@@ -63,6 +65,8 @@ export const isIntE = (e: NumE): boolean => {
     case 'when':
       return isIntE(e.t) && isIntE(e.o)
     case 'abs':
+    case 'mod':
+    case 'round':
       return isIntE(e.x)
   }
 }
@@ -89,6 +93,10 @@ export function numExpr(e: NumE): Expr {
       return when(boolExpr(e.c)).then(numExpr(e.t)).otherwise(numExpr(e.o))
     case 'abs':
       return numExpr(e.x).abs()
+    case 'mod':
+      return numExpr(e.x).modulo(lit(e.by))
+    case 'round':
+      return numExpr(e.x).round(e.d)
   }
 }
 
@@ -115,6 +123,11 @@ export function numSql(e: NumE): string {
       return `(CASE WHEN ${boolSql(e.c)} THEN ${numSql(e.t)} ELSE ${numSql(e.o)} END)`
     case 'abs':
       return `abs(${numSql(e.x)})`
+    case 'mod':
+      return `(${numSql(e.x)} % CAST('${e.by}' AS BIGINT))`
+    case 'round':
+      // DuckDB 1.5 (the Node oracle) rounds NaN and ±Infinity to 0 at negative places; 2.0 and spillway keep them.
+      return e.d < 0 ? `(CASE WHEN isfinite(${numSql(e.x)}) THEN round(${numSql(e.x)}, ${e.d}) ELSE ${numSql(e.x)} END)` : `round(${numSql(e.x)}, ${e.d})`
   }
 }
 
@@ -150,8 +163,8 @@ export function boolExpr(e: BoolE): Expr {
     case 'scmp':
       return strExpr(e.l)[e.op](e.r)
     case 'dcmp':
-      // No date literals yet: the date against itself moved by a cast round trip is the date itself.
-      return col('d')[e.op](col('d'))
+      // An ISO string and a Date at midnight read as dates; a Date at noon compares the date as a timestamp (coerce.ts).
+      return col('d')[e.op](e.form === 'iso' ? e.v : lit(new Date(`${e.v}T${e.form === 'noon' ? '12' : '00'}:00:00Z`)))
     case 'and':
     case 'or':
       return boolExpr(e.l)[e.e](boolExpr(e.r))
@@ -184,7 +197,7 @@ export function boolSql(e: BoolE): string {
     case 'scmp':
       return `(${strSql(e.l)} ${SQL_CMP[e.op]} ${sqlString(e.r)})`
     case 'dcmp':
-      return `("d" ${SQL_CMP[e.op]} "d")`
+      return e.form === 'noon' ? `(CAST("d" AS TIMESTAMP) ${SQL_CMP[e.op]} TIMESTAMP '${e.v} 12:00:00')` : `("d" ${SQL_CMP[e.op]} DATE '${e.v}')`
     case 'and':
     case 'or':
       return `(${boolSql(e.l)} ${e.e.toUpperCase()} ${boolSql(e.r)})`
@@ -253,6 +266,10 @@ export function numE(depth: number, safe: boolean): fc.Arbitrary<NumE> {
     // Branches that cannot overflow: spillway evaluates both over every row (as both sides of AND / OR), where DuckDB's CASE skips an overflow in the branch not taken (docs/frame-differential.md).
     { arbitrary: fc.record({ c: fc.constant({ e: 'b' } as BoolE), t: safeSub, o: safeSub }).map(({ c, t, o }) => ({ e: 'when', c, t, o }) as NumE), weight: 1 },
     { arbitrary: sub.map((x) => ({ e: 'abs', x: floatOf(x) }) as NumE), weight: 1 },
+    // A literal divisor that is not zero (an integer % 0 fails on both sides) nor -1 (DuckDB 1.5 refuses the least int64 % -1, whose remainder is 0).
+    { arbitrary: fc.tuple(sub, fc.constantFrom(3n, -7n, 1n, -2n, 1000n)).map(([x, by]) => ({ e: 'mod', x, by }) as NumE), weight: 1 },
+    // An integer rounded to tens near int64's ends: DuckDB wraps it around (docs/frame-differential.md), spillway refuses it.
+    { arbitrary: fc.tuple(sub, fc.integer({ min: -2, max: 3 })).map(([x, d]) => ({ e: 'round', x: d < 0 && isIntE(x) ? { e: 'toFloat', x } : x, d }) as NumE), weight: 1 },
   )
 }
 
@@ -265,7 +282,10 @@ export function boolE(depth: number): fc.Arbitrary<BoolE> {
   const leaf: fc.Arbitrary<BoolE> = fc.oneof(
     { arbitrary: fc.record({ op: cmpOp, l: numE(1, true), r: numE(1, true) }).map((x) => ({ e: 'cmp', ...x }) as BoolE), weight: 6 },
     { arbitrary: fc.record({ op: cmpOp, l: strE, r: strLit }).map((x) => ({ e: 'scmp', ...x }) as BoolE), weight: 2 },
-    { arbitrary: cmpOp.map((op) => ({ e: 'dcmp', op }) as BoolE), weight: 1 },
+    {
+      arbitrary: fc.record({ op: cmpOp, v: fc.constantFrom('1969-12-31', '1970-01-01', '2000-02-29', '1600-02-29', '1850-06-15', '2100-12-31'), form: fc.constantFrom<'iso' | 'date' | 'noon'>('iso', 'date', 'noon') }).map((x) => ({ e: 'dcmp', ...x }) as BoolE),
+      weight: 1,
+    },
     { arbitrary: fc.record({ e: fc.constantFrom('isNull', 'isNotNull'), name: fc.constantFrom('k', 'i', 'x', 's', 'b', 'd', 'm') }) as fc.Arbitrary<BoolE>, weight: 2 },
     { arbitrary: fc.constant({ e: 'b' } as BoolE), weight: 1 },
     { arbitrary: fc.record({ e: fc.constantFrom('startsWith', 'contains', 'endsWith'), s: strE, p: strLit }) as fc.Arbitrary<BoolE>, weight: 1 },

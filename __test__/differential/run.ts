@@ -131,20 +131,21 @@ export class Differential {
       const expected = await this.#sql(built.sql)
       const report = (why: string, spill: Outcome, what = 'spillway') =>
         [`${why}`, `query: ${showQuery(c.q)}`, `DuckDB: ${built.sql}`, `${what}:`, showOutcome(spill), 'DuckDB:', showOutcome(expected)].join('\n')
+      // DuckDB's Parquet writer keeps one dictionary entry for -0.0 and 0.0 (equal values): a table that reaches spillway through its files may hold either sign where DuckDB's own rows hold the other.
+      const viaParquet = c.tIn.kind === 'parquet' || (c.q.q === 'join' && c.uIn.kind === 'parquet')
+      const judge = viaParquet ? { ...built.judge, looseZero: true } : built.judge
       if (built.roundtrip) {
         const r = await this.#roundtrip(built, c, dir)
         this.#count(c, r.spillway, expected)
-        const a = judgeOutcomes(r.spillway, expected, built.judge)
+        const a = judgeOutcomes(r.spillway, expected, judge)
         if (a) return report(`${a} (the files read back by spillway)`, r.spillway, `spillway, reading ${r.paths.length} file(s) back`)
-        const b = judgeOutcomes(r.duckdb, expected, built.judge)
+        const b = judgeOutcomes(r.duckdb, expected, judge)
         if (b) return report(`${b} (the files read back by DuckDB)`, r.duckdb, `DuckDB's read_${built.roundtrip.format} of spillway's ${r.paths.length} file(s)`)
         return undefined
       }
       const spill = await this.#spillway(built, c, dir)
       this.#count(c, spill, expected)
-      // DuckDB's Parquet writer keeps one dictionary entry for -0.0 and 0.0 (equal values): a table that reaches spillway through its files may hold either sign where DuckDB's own rows hold the other.
-      const viaParquet = c.tIn.kind === 'parquet' || (c.q.q === 'join' && c.uIn.kind === 'parquet')
-      const why = judgeOutcomes(spill, expected, viaParquet ? { ...built.judge, looseZero: true } : built.judge)
+      const why = judgeOutcomes(spill, expected, judge)
       return why === undefined ? undefined : report(why, spill)
     } finally {
       rmSync(dir, { recursive: true, force: true })

@@ -9,7 +9,7 @@ import { describeExpr } from './expr'
 
 export const INTEGER = /^u?int(8|16|32|64)$/
 export const isNumeric = (t: string): boolean => INTEGER.test(t) || t === 'float32' || t === 'float64'
-export const TYPE_NAME = /^(null|bool|u?int(8|16|32|64)|float(32|64)|utf8|date(32|64)|timestamp\[(s|ms|us|ns)\])$/
+export const TYPE_NAME = /^(null|bool|u?int(8|16|32|64)|float(32|64)|utf8|date(32|64)|timestamp\[(s|ms|us|ns)(, [^\]]+)?\])$/
 
 export function wrongType(e: ExprData, what: string, allowed: string, got: string): ArgumentError {
   return new ArgumentError([{ field: describeExpr(e), value: got, allowed }], what)
@@ -38,6 +38,7 @@ export function typeOfMore(e: ExprData, fields: readonly FieldSpec[], what: stri
     case 'plus':
     case 'minus':
     case 'multiplyBy':
+    case 'modulo':
     case 'divideBy': {
       const l = input(e.left, isNumeric, `numbers on each side of ${e.op}`)
       const r = input(e.right, isNumeric, `numbers on each side of ${e.op}`)
@@ -49,6 +50,10 @@ export function typeOfMore(e: ExprData, fields: readonly FieldSpec[], what: stri
       const t = commonType(l, r)
       if (t === undefined) throw wrongType(e, what, `a fill value of the column's kind (the column is ${l})`, r)
       return t
+    }
+    case 'round': {
+      const t = input(e.expr, isNumeric, 'a number to round')
+      return INTEGER.test(t) || t === 'null' ? (t === 'null' ? 'null' : 'int64') : 'float64'
     }
     case 'cast':
       typeOf(e.expr, fields, what)

@@ -9,7 +9,7 @@ import { ExprDt, ExprStr } from './expr-str'
 export type { ExprData } from '../wire/frame'
 
 /** A literal's JS value: numbers (integers, 2^53 and past included, become int64), bigints, strings, booleans, null. */
-export type LitValue = number | bigint | string | boolean | null
+export type LitValue = number | bigint | string | boolean | Date | null
 
 /**
  * A column expression; built with `col` and `lit`, combined by its methods.
@@ -74,6 +74,15 @@ export class Expr<N extends string = any> {
   /** Always float64, as Polars' `/` (1 / 0 is Infinity). */
   divideBy(other: Expr | LitValue): Expr {
     return this.#arith('divideBy', other)
+  }
+  /** The remainder of a truncated division, its sign the dividend's (SQL's and C's %): integers stay int64 (a zero divisor fails the task, as DuckDB's), floats are fmod (x % 0 is NaN). */
+  modulo(other: Expr | LitValue): Expr {
+    return this.#arith('modulo', other)
+  }
+  /** Rounded to `decimals` places (negative: to tens, hundreds, …), halves away from zero, as DuckDB's round; integers stay int64. */
+  round(decimals = 0): Expr<N> {
+    if (!Number.isSafeInteger(decimals) || Math.abs(decimals) > 18) throw new ArgumentError([{ field: 'decimals', value: decimals, allowed: 'an integer from -18 to 18' }], 'round')
+    return new Expr({ op: 'round', expr: this.data, decimals })
   }
   /** Nulls replaced by `value` (read as the column's type, numbers widening as in comparisons). */
   fillNull(value: Expr | LitValue): Expr {
@@ -147,7 +156,12 @@ export function lit(value: LitValue): Expr<never> {
   }
   if (typeof value === 'string') return new Expr({ op: 'lit', value, type: 'utf8' })
   if (typeof value === 'boolean') return new Expr({ op: 'lit', value, type: 'bool' })
-  throw new ArgumentError([{ field: 'value', value, allowed: 'a number, bigint, string, boolean or null' }], 'lit')
+  if (value instanceof Date) {
+    // A timestamp[ms] (UTC); against a date or another timestamp column it is read as the column's type (coerce.ts).
+    if (Number.isNaN(value.getTime())) throw new ArgumentError([{ field: 'value', value: String(value), allowed: 'a valid Date' }], 'lit')
+    return new Expr({ op: 'cast', expr: { op: 'lit', value: value.getTime(), type: 'int64' }, type: 'timestamp[ms]' })
+  }
+  throw new ArgumentError([{ field: 'value', value, allowed: 'a number, bigint, string, boolean, Date or null' }], 'lit')
 }
 
 export function exprOf(v: Expr | LitValue, what: string): Expr {
@@ -155,7 +169,7 @@ export function exprOf(v: Expr | LitValue, what: string): Expr {
   try {
     return lit(v)
   } catch {
-    throw new ArgumentError([{ field: 'other', value: v, allowed: 'an expression (col, lit) or a number, bigint, string, boolean or null' }], what)
+    throw new ArgumentError([{ field: 'other', value: v, allowed: 'an expression (col, lit) or a number, bigint, string, boolean, Date or null' }], what)
   }
 }
 
@@ -175,6 +189,8 @@ export function describeExpr(e: ExprData): string {
       return `${describeExpr(e.expr)}.fillNull(${describeExpr(e.value)})`
     case 'cast':
       return `${describeExpr(e.expr)}.cast(${JSON.stringify(e.type)})`
+    case 'round':
+      return `${describeExpr(e.expr)}.round(${e.decimals})`
     case 'explode':
       return `${describeExpr(e.expr)}.explode()`
     case 'strContains':

@@ -9,13 +9,13 @@ import { tableFromIPC, type Table } from 'apache-arrow'
 import { sameColumns } from '../wire/arrow-types'
 import { ArgumentError } from '../base/errors'
 import type { TaskSubmission } from '../scheduler/scheduler'
-import type { AggSpecData, ExprData, FieldSpec, FrameSource, FrameStep, PartitionPlan } from '../wire/frame'
-import type { SortKeyData } from '../wire/frame-shuffle'
+import type { AggSpecData, ExprData, FieldSpec, FrameSource, FrameStep, PartitionPlan, SortKeyData } from '../wire/frame'
 import type { BagItem } from '../bag/bag'
 import { hashOf } from '../bag/graph'
 import { NO_UPSTREAM, upstreamOf, type Upstream } from '../bag/upstream'
 import { Aggregate, col, count, Expr, first, last, max, mean, min, nUnique, std, sum, variance } from './expr'
 import { checkExplodes } from './expr-types'
+import { coerced } from './coerce'
 import { dropColumns, renameColumns, withColumnsOf } from './columns'
 import { describePlan, FrameSlice, scalarOf } from './whole'
 import { frameTask } from './graph'
@@ -104,9 +104,10 @@ export class Frame<S = any> {
   filter(predicate: Expr<ColumnOf<S>>): Frame<S> {
     if (!(predicate instanceof Expr)) throw new ArgumentError([{ field: 'predicate', value: typeof predicate, allowed: "an expression, e.g. col('x').gt(1)" }], 'filter')
     checkExplodes(predicate.data, 'filter', false)
-    const t = typeOf(predicate.data, this.fields, 'filter')
+    const data = coerced(predicate.data, this.fields, 'filter', typeOf)
+    const t = typeOf(data, this.fields, 'filter')
     if (t !== 'bool') throw new ArgumentError([{ field: predicate.toString(), value: t, allowed: 'a boolean expression' }], 'filter')
-    return this.#with({ kind: 'filter', predicate: predicate.data }, [...this.fields], 'filter')
+    return this.#with({ kind: 'filter', predicate: data }, [...this.fields], 'filter')
   }
 
   /** These columns (names, or expressions with a name), in this order. */
@@ -115,7 +116,7 @@ export class Frame<S = any> {
   select(...columns: (string | Expr)[]): Frame {
     if (columns.length === 0) throw new ArgumentError([{ field: 'columns', value: '(none)', allowed: 'at least one column name or expression' }], 'select')
     const exprs: ExprData[] = columns.map((c, i) => {
-      if (c instanceof Expr) return (checkExplodes(c.data, 'select'), c.data)
+      if (c instanceof Expr) return (checkExplodes(c.data, 'select'), coerced(c.data, this.fields, 'select', typeOf))
       if (typeof c === 'string') return col(c).data
       throw new ArgumentError([{ field: `columns[${i}]`, value: c, allowed: 'a column name or an expression' }], 'select')
     })

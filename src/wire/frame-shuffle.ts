@@ -4,13 +4,9 @@
 // bags' shuffle service moves), a collect per output (its shards
 // concatenated, joined or sorted), and a sortBy's samples and boundaries.
 
-import type { AggSpecData, FieldSpec, PartitionPlan } from './frame'
+import type { AggSpecData, FieldSpec, PartitionPlan, SortKeyData } from './frame'
 
-export interface SortKeyData {
-  name: string
-  descending: boolean
-  nullsLast: boolean
-}
+export type { SortKeyData } from './frame'
 
 export type FrameBy = { kind: 'hash'; keys: string[] } | { kind: 'range'; keys: SortKeyData[] }
 

@@ -2,8 +2,6 @@
 // (crates/core/src/frame/plan.rs): plain data, hashed into task keys on the
 // client, handed to the core as JSON.
 
-import type { SortKeyData } from './frame-shuffle'
-
 export type CompareOp = 'eq' | 'neq' | 'gt' | 'gtEq' | 'lt' | 'ltEq'
 
 export type ExprData =
@@ -15,6 +13,7 @@ export type ExprData =
   | { op: ArithOp; left: ExprData; right: ExprData }
   | { op: 'fillNull'; expr: ExprData; value: ExprData }
   | { op: 'cast'; expr: ExprData; type: string }
+  | { op: 'round'; expr: ExprData; decimals: number }
   | { op: 'strContains' | 'strSplit'; expr: ExprData; pattern: string; regex: boolean }
   | { op: 'strStartsWith'; expr: ExprData; prefix: string }
   | { op: 'strLower' | 'strUpper' | 'strLen' | 'explode'; expr: ExprData }
@@ -23,7 +22,7 @@ export type ExprData =
   /** SQL's CASE WHEN: `then` where `cond` is true, else `otherwise`. */
   | { op: 'when'; cond: ExprData; then: ExprData; otherwise: ExprData }
 
-export type ArithOp = 'plus' | 'minus' | 'multiplyBy' | 'divideBy'
+export type ArithOp = 'plus' | 'minus' | 'multiplyBy' | 'divideBy' | 'modulo'
 export type DatePart = 'year' | 'month' | 'day' | 'weekday' | 'hour' | 'minute' | 'second'
 
 /** A column as the core describes it (crates/core/src/frame/types.rs). */
@@ -54,6 +53,13 @@ export type FrameSource =
 
 /** A `frame.write` task's plan (crates/core/src/frame/write.rs). */
 export type FrameWritePlan = { path: string } & ({ format: 'parquet'; compression: string } | { format: 'csv' | 'ndjson' | 'ipc' })
+
+/** One sort key: a column and its order (sortBy, the range shuffle, a top-n). */
+export interface SortKeyData {
+  name: string
+  descending: boolean
+  nullsLast: boolean
+}
 
 export type FrameStep =
   | { kind: 'filter'; predicate: ExprData }

@@ -39,6 +39,10 @@ pub enum Expr {
     Minus { left: Box<Expr>, right: Box<Expr> },
     MultiplyBy { left: Box<Expr>, right: Box<Expr> },
     DivideBy { left: Box<Expr>, right: Box<Expr> },
+    /// The truncated division's remainder (the dividend's sign), as SQL's %.
+    Modulo { left: Box<Expr>, right: Box<Expr> },
+    /// Halves away from zero, to `decimals` places (negative: tens, hundreds, …), as DuckDB's round.
+    Round { expr: Box<Expr>, decimals: i32 },
     FillNull { expr: Box<Expr>, value: Box<Expr> },
     Cast { expr: Box<Expr>, #[serde(rename = "type")] ty: String },
     /// `regex`: `pattern` is a regex crate pattern (the client translated a JS RegExp), else a literal.
@@ -189,6 +193,8 @@ pub(crate) fn eval(batch: &RecordBatch, e: &Expr) -> Result<Val> {
         Minus { left, right } => expr_fns::arith(batch, e, left, right, expr_fns::Arith::Minus)?,
         MultiplyBy { left, right } => expr_fns::arith(batch, e, left, right, expr_fns::Arith::Times)?,
         DivideBy { left, right } => expr_fns::arith(batch, e, left, right, expr_fns::Arith::Divide)?,
+        Modulo { left, right } => expr_fns::arith(batch, e, left, right, expr_fns::Arith::Modulo)?,
+        Round { expr, decimals } => expr_fns::round(batch, e, expr, *decimals)?,
         FillNull { expr, value } => expr_fns::fill_null(batch, expr, value)?,
         Cast { expr, ty } => expr_fns::cast_to(batch, expr, ty)?,
         Dt { expr, part } => expr_fns::dt(eval(batch, expr)?, part)?,

@@ -30,6 +30,8 @@ pub(crate) fn describe(e: &Expr) -> String {
         Minus { left, right } => bin(left, "minus", right),
         MultiplyBy { left, right } => bin(left, "multiplyBy", right),
         DivideBy { left, right } => bin(left, "divideBy", right),
+        Modulo { left, right } => bin(left, "modulo", right),
+        Round { expr, decimals } => format!("{}.round({decimals})", describe(expr)),
         Alias { expr, name } => format!("{}.alias({name:?})", describe(expr)),
         Cast { expr, ty } => format!("{}.cast({ty:?})", describe(expr)),
         FillNull { expr, value } => format!("{}.fillNull({})", describe(expr), describe(value)),
@@ -51,12 +53,17 @@ pub(crate) fn int64_arith(l: &ArrayRef, r: &ArrayRef, n: usize, op: Arith, expr:
     let (f, sign, word): (fn(i64, i64) -> Option<i64>, &str, &str) = match op {
         Arith::Plus => (i64::checked_add, "+", "addition"),
         Arith::Minus => (i64::checked_sub, "-", "subtraction"),
+        // The least int64 % -1 is 0 (only its quotient overflows).
+        Arith::Modulo => (|a: i64, b: i64| (b != 0).then(|| a.wrapping_rem(b)), "%", "modulo"),
         _ => (i64::checked_mul, "*", "multiplication"),
     };
     let mut values = Vec::with_capacity(n);
     for i in 0..n {
         let (a, b) = (at(la, i), at(ra, i));
         match f(a, b) {
+            None if matches!(op, Arith::Modulo) && !nulls.as_ref().is_some_and(|nb| nb.is_null(i)) => {
+                return Err(frame_error(format!("division by zero in {expr}: int64 {a} % 0 (row {i} of the partition), as DuckDB's; skip zero divisors with when(...) or cast to float64 for NaN")));
+            }
             Some(v) => values.push(v),
             // A null row's slot holds whatever bits were there: its overflow is no overflow.
             None if nulls.as_ref().is_some_and(|nb| nb.is_null(i)) => values.push(0),

@@ -21,6 +21,7 @@ pub(crate) enum Arith {
     Minus,
     Times,
     Divide,
+    Modulo,
 }
 
 fn both<T: arrow_array::ArrowPrimitiveType>(l: &ArrayRef, r: &ArrayRef, n: usize, f: impl Fn(T::Native, T::Native) -> T::Native) -> PrimitiveArray<T> {
@@ -56,9 +57,72 @@ pub(crate) fn arith(batch: &RecordBatch, whole: &Expr, le: &Expr, re: &Expr, op:
             Arith::Minus => a - b,
             Arith::Times => a * b,
             Arith::Divide => a / b,
+            // Rust's % on floats is C's fmod, as DuckDB's: x % 0 and ±inf % y are NaN.
+            Arith::Modulo => a % b,
         }))
     };
     Ok(Val { array: out, scalar })
+}
+
+/// round(x, decimals): integers stay int64 (rounded to a power of ten past
+/// a negative `decimals`), floats by DuckDB's own formula, so the two agree
+/// on every double (2.675 rounds to 2.67: it is 2.67499999… in binary).
+pub(crate) fn round(batch: &RecordBatch, whole: &Expr, e: &Expr, decimals: i32) -> Result<Val> {
+    let v = eval(batch, e)?;
+    let t = v.array.data_type().clone();
+    if t == DataType::Null {
+        return Ok(v);
+    }
+    if !types::is_numeric(&t) {
+        return Err(frame_error(format!("round takes numbers, not {t}")));
+    }
+    let scalar = v.scalar;
+    if t.is_integer() {
+        let ints = as_type(v, &DataType::Int64, e)?.array;
+        if decimals >= 0 {
+            return Ok(Val { array: ints, scalar });
+        }
+        let m = 10i64.checked_pow(decimals.unsigned_abs()).ok_or_else(|| frame_error(format!("{}: 10^{} passes int64's range", expr_checked::describe(whole), -decimals)))?;
+        let a = ints.as_primitive::<Int64Type>();
+        let mut values = Vec::with_capacity(a.len());
+        for (i, &x) in a.values().iter().enumerate() {
+            let (q, r) = (x / m, x % m);
+            let q = if r.unsigned_abs() * 2 >= m.unsigned_abs() { q + x.signum() } else { q };
+            match q.checked_mul(m) {
+                Some(y) => values.push(y),
+                None if a.is_null(i) => values.push(0),
+                None => return Err(frame_error(format!("integer overflow in {}: {x} rounded to a multiple of {m} passes int64's range", expr_checked::describe(whole)))),
+            }
+        }
+        let out = PrimitiveArray::<Int64Type>::new(values.into(), a.nulls().cloned());
+        return Ok(Val { array: Arc::new(out), scalar });
+    }
+    let floats = as_type(v, &DataType::Float64, e)?.array;
+    let out: PrimitiveArray<Float64Type> = floats.as_primitive::<Float64Type>().unary(|x| round_f64(x, decimals));
+    Ok(Val { array: Arc::new(out), scalar })
+}
+
+/// x rounded to `d` decimal places by its exact binary value, halves away
+/// from zero (DuckDB's answers: 2.675 is 2.67499999… and rounds to 2.67,
+/// though 2.675 * 100 is 267.5 in floating point).
+pub(crate) fn round_f64(x: f64, d: i32) -> f64 {
+    if !x.is_finite() {
+        return x;
+    }
+    let m = 10f64.powi(d.abs());
+    let y = if d >= 0 { x * m } else { x / m };
+    let r = if (y - y.trunc()).abs() == 0.5 {
+        // Landed on a half: only x's own digits say which side it is on (rare, so formatting them exactly costs nothing that matters).
+        let s = format!("{:.1100}", x.abs());
+        let (int, frac) = s.split_once('.').unwrap_or((&s, ""));
+        let p = int.len() as i64 + i64::from(d);
+        let up = p >= 0 && int.bytes().chain(frac.bytes()).nth(p as usize).is_some_and(|c| c >= b'5');
+        (y.abs().trunc() + if up { 1.0 } else { 0.0 }).copysign(x)
+    } else {
+        y.round()
+    };
+    let out = if d >= 0 { r / m } else { r * m };
+    if out.is_finite() { out } else { x }
 }
 
 /// Nulls of `e` replaced by `value` (both read as their common type).

@@ -28,7 +28,7 @@ pub(crate) fn expr_columns(e: &Expr, out: &mut Vec<String>) {
             }
         }
         Lit { .. } => {}
-        Eq { left, right } | Neq { left, right } | Gt { left, right } | GtEq { left, right } | Lt { left, right } | LtEq { left, right } | And { left, right } | Or { left, right } | Plus { left, right } | Minus { left, right } | MultiplyBy { left, right } | DivideBy { left, right } => {
+        Eq { left, right } | Neq { left, right } | Gt { left, right } | GtEq { left, right } | Lt { left, right } | LtEq { left, right } | And { left, right } | Or { left, right } | Plus { left, right } | Minus { left, right } | MultiplyBy { left, right } | DivideBy { left, right } | Modulo { left, right } => {
             expr_columns(left, out);
             expr_columns(right, out);
         }
@@ -41,7 +41,7 @@ pub(crate) fn expr_columns(e: &Expr, out: &mut Vec<String>) {
             expr_columns(then, out);
             expr_columns(otherwise, out);
         }
-        Not { expr } | IsNull { expr } | IsNotNull { expr } | Alias { expr, .. } | Cast { expr, .. } | StrContains { expr, .. } | StrStartsWith { expr, .. } | StrLower { expr } | StrUpper { expr } | StrLen { expr } | StrSplit { expr, .. } | StrSlice { expr, .. } | Dt { expr, .. } | Explode { expr } => expr_columns(expr, out),
+        Not { expr } | IsNull { expr } | IsNotNull { expr } | Alias { expr, .. } | Cast { expr, .. } | StrContains { expr, .. } | StrStartsWith { expr, .. } | StrLower { expr } | StrUpper { expr } | StrLen { expr } | StrSplit { expr, .. } | StrSlice { expr, .. } | Dt { expr, .. } | Explode { expr } | Round { expr, .. } => expr_columns(expr, out),
     }
 }
 
