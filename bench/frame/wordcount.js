@@ -9,6 +9,8 @@
 // DuckDB).
 //
 //   node bench/frame/wordcount.js [--size quick|small|big] [--reps N] [--mb MB] [--sides a,b] [--json] [--verbose]
+//   node bench/frame/wordcount.js --real DIR [--glob '**/*.[ch]'] ...   real text: files no one here generated
+//     (a source tree, such as Debian's linux-source-6.1 unpacked), its many rare words
 //     --size quick  64 MB of text on 2 × 1 GiB workers (default)
 //     --size small  600 MB on 2 × 1 GiB workers: 0.3× their memory
 //     --size big    1.5 GB on 2 × 256 MiB workers: 3× their memory
@@ -21,7 +23,7 @@ const { parseArgs } = require('node:util')
 const { PY, pythonEnv, machine } = require('../dask/sides')
 const { runProc, spreadOf } = require('../proc')
 
-const { values: opts } = parseArgs({ options: { size: { type: 'string', default: 'quick' }, reps: { type: 'string' }, mb: { type: 'string' }, sides: { type: 'string' }, json: { type: 'boolean' }, verbose: { type: 'boolean' } }, strict: false })
+const { values: opts } = parseArgs({ options: { real: { type: 'string' }, glob: { type: 'string', default: '**/*.[ch]' }, size: { type: 'string', default: 'quick' }, reps: { type: 'string' }, mb: { type: 'string' }, sides: { type: 'string' }, json: { type: 'boolean' }, verbose: { type: 'boolean' } }, strict: false })
 const MiB = 2 ** 20
 const SIZES = {
   quick: { mb: 64, mem: 1024 * MiB, blocksize: 8 * MiB },
@@ -95,16 +97,23 @@ function ensureText(mb) {
   return { dir, ...meta }
 }
 
+/** A real tree's files under `dir` that match `glob`: their count and bytes (nothing is generated). */
+function realText(dir, glob) {
+  const files = require('tinyglobby').globSync(glob, { cwd: dir, onlyFiles: true })
+  const bytes = files.reduce((n, f) => n + fs.statSync(path.join(dir, f)).size, 0)
+  return { dir: path.resolve(dir), glob, files: files.length, mb: Math.round(bytes / 1e6), lines: 'real' }
+}
+
 const sides = {
-  spillway: (data) => runProc(process.execPath, [path.join(__dirname, 'wordcount_spillway.js'), '--dir', data.dir, '--mem', String(MEM), '--workers', String(WORKERS), '--blocksize', String(BLOCKSIZE)], process.env, 900, { verbose: opts.verbose }),
-  duckdb: (data) => runProc(PY, [path.join(__dirname, 'wordcount_duckdb.py'), '--dir', data.dir, '--mem', String(MEM * WORKERS), '--threads', String(WORKERS)], pythonEnv(), 900, { verbose: opts.verbose, python: true }),
+  spillway: (data) => runProc(process.execPath, [path.join(__dirname, 'wordcount_spillway.js'), '--dir', data.dir, '--glob', data.glob ?? '*.txt', '--mem', String(MEM), '--workers', String(WORKERS), '--blocksize', String(BLOCKSIZE)], process.env, 900, { verbose: opts.verbose }),
+  duckdb: (data) => runProc(PY, [path.join(__dirname, 'wordcount_duckdb.py'), '--dir', data.dir, '--glob', data.glob ?? '*.txt', '--mem', String(MEM * WORKERS), '--threads', String(WORKERS)], pythonEnv(), 900, { verbose: opts.verbose, python: true }),
   polars: (data) => runProc(PY, [path.join(__dirname, 'wordcount_polars.py'), '--dir', data.dir], { ...pythonEnv(), POLARS_MAX_THREADS: String(WORKERS) }, 900, { verbose: opts.verbose, python: true }),
 }
 const names = opts.sides ? opts.sides.split(',') : Object.keys(sides)
 for (const n of names) if (!sides[n]) throw new Error(`--sides: ${n} is not one of ${Object.keys(sides).join(', ')}`)
 
 async function main() {
-  const data = ensureText(MB)
+  const data = opts.real ? realText(opts.real, opts.glob) : ensureText(MB)
   log(`text: ${data.lines} lines, ~${data.mb} MB in ${data.files} files at ${data.dir}; ${WORKERS} × ${MEM / MiB} MiB workers`)
   const results = Object.fromEntries(names.map((n) => [n, []]))
   for (let r = 0; r < REPS; r++) {

@@ -6,6 +6,7 @@ import duckdb
 
 p = argparse.ArgumentParser()
 p.add_argument('--dir', required=True)
+p.add_argument('--glob', default='*.txt')
 p.add_argument('--mem', type=int, required=True)
 p.add_argument('--threads', type=int, default=2)
 a = p.parse_args()
@@ -18,7 +19,7 @@ t0 = time.perf_counter()
 con.execute(
     "CREATE TEMP TABLE r AS SELECT word, count(*) AS n FROM ("
     "  SELECT unnest(regexp_split_to_array(line, '[^A-Za-z0-9_]+')) AS word"
-    f"  FROM read_csv('{a.dir}/*.txt', columns = {{'line': 'VARCHAR'}}, header = false, delim = '\x01', quote = '', escape = '', auto_detect = false)"
+    f"  FROM read_csv('{a.dir}/{a.glob}', columns = {{'line': 'VARCHAR'}}, header = false, delim = '\x01', quote = '', escape = '', auto_detect = false)"
     ") WHERE word <> '' GROUP BY word"
 )
 seconds = time.perf_counter() - t0

@@ -8,13 +8,13 @@ const { parseArgs } = require('node:util')
 const { frame, col, count } = require('../..')
 const { startBenchCluster } = require('../cluster')
 
-const { values: o } = parseArgs({ options: { dir: { type: 'string' }, mem: { type: 'string' }, blocksize: { type: 'string' }, workers: { type: 'string', default: '2' } } })
+const { values: o } = parseArgs({ options: { dir: { type: 'string' }, glob: { type: 'string', default: '*.txt' }, mem: { type: 'string' }, blocksize: { type: 'string' }, workers: { type: 'string', default: '2' } } })
 
 async function main() {
   const { client } = await startBenchCluster('frame-wordcount', Number(o.workers), Number(o.mem))
   try {
     const t1 = performance.now()
-    const lines = frame.readText(path.join(o.dir, '*.txt'), { blocksize: Number(o.blocksize) })
+    const lines = frame.readText(path.join(o.dir, o.glob), { blocksize: Number(o.blocksize) })
     const freq = lines
       .select(col('line').str.split(/[^A-Za-z0-9_]+/).explode().alias('word'))
       .filter(col('word').neq(''))

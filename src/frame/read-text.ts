@@ -23,7 +23,8 @@ const bad = (field: string, value: unknown, allowed: string) => new ArgumentErro
 /**
  * A frame of text files' lines (a path, a glob or a list): one utf8 column,
  * lines without their "\n" or "\r\n". Files cut in blocks of `blocksize`
- * at line ends; a .gz, .zst or .lz4 file is one partition, streamed.
+ * at line ends, files smaller than it packed together up to it; a .gz, .zst
+ * or .lz4 file is one partition, streamed.
  */
 export function readText(paths: string | string[], options: FrameTextOptions = {}): Frame {
   if (options === null || typeof options !== 'object') throw bad('options', options, `an object { ${[...OPTIONS].join(', ')} }`)
@@ -35,13 +36,32 @@ export function readText(paths: string | string[], options: FrameTextOptions = {
   const blocksize = options.blocksize === undefined ? 64 * 2 ** 20 : parseBytes(options.blocksize)
   if (!blocksize || blocksize < 1) throw bad('options.blocksize', options.blocksize, "a positive number of bytes, or a size such as '64 MiB'")
   const parts: FramePart[] = []
+  // Small files share a partition up to blocksize, in order (Dask's read_text packs them too): a source tree's
+  // 5 695 files of 136 MB were 5 695 tasks, and a shuffle after them moved a shard per task and output.
+  let pack: { first: { path: string; size: number; mtimeMs: number }; more: { path: string; size: number; mtimeMs: number }[]; bytes: number } | undefined
+  const flush = () => {
+    if (!pack) return
+    const { first, more } = pack
+    parts.push({ source: { kind: 'text', path: first.path, start: 0, end: first.size, size: first.size, mtimeMs: first.mtimeMs, column, encoding, ...(more.length > 0 ? { more } : {}) }, deps: [] })
+    pack = undefined
+  }
   for (const path of expandPaths(paths, 'frame.readText')) {
     const { size, mtimeMs } = plannedFile(path, statFile(path, 'frame.readText'))
     // A compressed file is one partition, streamed by the core (its blocks cannot be found without decoding).
-    const step = compressionOfName(path) ? Infinity : blocksize
+    const compressed = compressionOfName(path) !== undefined
+    if (!compressed && size < blocksize) {
+      if (pack && pack.bytes + size > blocksize) flush()
+      if (pack) pack.more.push({ path, size, mtimeMs })
+      else pack = { first: { path, size, mtimeMs }, more: [], bytes: 0 }
+      pack.bytes += size
+      continue
+    }
+    flush()
+    const step = compressed ? Infinity : blocksize
     for (let start = 0; start < size || start === 0; start += step) {
       parts.push({ source: { kind: 'text', path, start, end: Math.min(size, start + blocksize), size, mtimeMs, column, encoding }, deps: [] })
     }
   }
+  flush()
   return new Frame('read-text', parts, [{ name: column, type: 'utf8', nullable: true }])
 }

@@ -49,7 +49,7 @@ export type FrameSource =
   | { kind: 'parquet'; path: string; rowGroups: number[]; size: number; mtimeMs: number; more?: { path: string; rowGroups: number[]; size: number; mtimeMs: number }[] }
   /** The lines of an NDJSON file that begin in [start, end). */
   | { kind: 'ndjson'; path: string; start: number; end: number; size: number; mtimeMs: number }
-  | { kind: 'text'; path: string; start: number; end: number; size: number; mtimeMs: number; column: string; encoding: 'utf8' | 'latin1' }
+  | { kind: 'text'; path: string; start: number; end: number; size: number; mtimeMs: number; column: string; encoding: 'utf8' | 'latin1'; more?: { path: string; size: number; mtimeMs: number }[] }
 
 /** A `frame.write` task's plan (crates/core/src/frame/write.rs). */
 export type FrameWritePlan = { path: string } & ({ format: 'parquet'; compression: string } | { format: 'csv' | 'ndjson' | 'ipc' })

@@ -37,7 +37,16 @@ pub enum Source {
     /// The batches of the task's inputs, in order.
     Inputs,
     /// The lines that begin in [start, end) of a text file, as one utf8 column.
-    Text { path: PathBuf, start: u64, end: Option<u64>, column: String, encoding: Encoding },
+    /// `more`: small files packed into the same partition, each read whole after the block.
+    Text {
+        path: PathBuf,
+        start: u64,
+        end: Option<u64>,
+        column: String,
+        encoding: Encoding,
+        #[serde(default)]
+        more: Vec<TextPiece>,
+    },
     /// Some row groups of a Parquet file (read_parquet.rs), then those of
     /// `more` files, in order (small files coalesced: read_parquet_files.rs).
     #[serde(rename_all = "camelCase")]
@@ -68,6 +77,12 @@ pub enum Step {
         #[serde(default)]
         limit: Option<usize>,
     },
+}
+
+/// A whole small file of a packed text partition (its size and mtime ride along for the task's key only).
+#[derive(Debug, Deserialize)]
+pub struct TextPiece {
+    pub path: PathBuf,
 }
 
 #[derive(Debug, Deserialize)]
@@ -185,7 +200,13 @@ pub fn partition_batches_for(plan_json: &str, input: &[&[u8]], needed: Option<&[
             let (s, b) = inputs(input)?;
             (s.unwrap_or(declared), b)
         }
-        Source::Text { path, start, end, column, encoding } => (declared.clone(), read_text::read_text_block(path, *start, *end, column, *encoding)?),
+        Source::Text { path, start, end, column, encoding, more } => {
+            let mut batches = read_text::read_text_block(path, *start, *end, column, *encoding)?;
+            for piece in more {
+                batches.extend(read_text::read_text_block(&piece.path, 0, None, column, *encoding)?);
+            }
+            (declared.clone(), batches)
+        }
     };
     let steps = &plan.steps[done..];
     if let Some(wc) = WordCount::of(steps, plan.partial.as_ref()) {

@@ -34,3 +34,22 @@ fn a_plan_that_is_not_one_is_a_coded_error() {
     assert_eq!(e.code(), "ERR_SPILLWAY_FRAME");
     assert!(e.to_string().contains("frame partition plan"), "{e}");
 }
+
+#[test]
+fn a_packed_text_partition_reads_its_files_whole_in_order_and_its_steps_run_over_all_of_them() {
+    let d = tempfile::tempdir().unwrap();
+    let files = [("a.txt", &b"one\r\ntwo"[..]), ("b.txt", &b""[..]), ("c.txt", &b"three\nfour four\n"[..])];
+    for (name, bytes) in files {
+        std::fs::File::create(d.path().join(name)).unwrap().write_all(bytes).unwrap();
+    }
+    let path = |n: &str| format!("{:?}", d.path().join(n).to_str().unwrap());
+    let plan = format!(
+        r#"{{"source":{{"kind":"text","path":{},"start":0,"end":8,"size":8,"mtimeMs":0,"column":"line","encoding":"utf8","more":[{{"path":{},"size":0,"mtimeMs":0}},{{"path":{},"size":16,"mtimeMs":0}}]}},"schema":[{{"name":"line","type":"utf8","nullable":true}}],"steps":[{{"kind":"filter","predicate":{{"op":"neq","left":{{"op":"col","name":"line"}},"right":{{"op":"lit","value":"two","type":"utf8"}}}}}}]}}"#,
+        path("a.txt"),
+        path("b.txt"),
+        path("c.txt")
+    );
+    let (_, batches) = ipc::decode(&run_partition(&plan, &[]).unwrap()).unwrap();
+    let lines: Vec<String> = batches.iter().flat_map(|b| b.column(0).as_string::<i32>().iter().map(|s| s.unwrap().to_string()).collect::<Vec<_>>()).collect();
+    assert_eq!(lines, ["one", "three", "four four"]);
+}
