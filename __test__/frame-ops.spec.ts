@@ -189,6 +189,32 @@ test.serial('dates compared with ISO strings and Dates, as DuckDB reads them: a 
   t.throws(() => lit(new Date('nope')), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /a valid Date/ })
 })
 
+test.serial('dt.offsetBy: months first, held to the month end, then days, then time (as DuckDB\'s + INTERVAL); a date moved by hours is refused when built', async (t) => {
+  const { rows, f } = files('offset')
+  const shift = (iso: string, months: number, days: number) => {
+    const [y, m, d] = iso.split('-').map(Number)
+    const total = y * 12 + (m - 1) + months
+    const ny = Math.floor(total / 12)
+    const nm = total - ny * 12
+    const last = new Date(Date.UTC(ny, nm + 1, 0)).getUTCDate()
+    return Date.UTC(ny, nm, Math.min(d, last)) + days * 86_400_000
+  }
+  const g = f.select(
+    col('d').dt.offsetBy('1mo').alias('m1'),
+    col('d').dt.offsetBy('-1y2mo').alias('back'),
+    col('d').dt.offsetBy('2w3d').alias('w'),
+    col('d').cast('timestamp[ms]').dt.offsetBy('1q1d12h30m').alias('ts'),
+  )
+  t.deepEqual(g.schema, { m1: 'date32', back: 'date32', w: 'date32', ts: 'timestamp[ms]' })
+  const want = rows.map((r) => (r.d === null ? { m1: null, back: null, w: null, ts: null } : { m1: shift(r.d, 1, 0), back: shift(r.d, -14, 0), w: shift(r.d, 0, 17), ts: shift(r.d, 3, 1) + 12.5 * 3_600_000 }))
+  t.deepEqual(rowsOfTable(await client.compute(g)), want)
+  const ends = rowsOfTable(await client.compute(f.select(lit('2020-01-31').cast('date32').dt.offsetBy('1mo').alias('a'), lit('2020-02-29').cast('date32').dt.offsetBy('1y').alias('b'), lit('2020-03-31').cast('date32').dt.offsetBy('-1mo').alias('c')).head(1)))
+  t.deepEqual(ends, [{ a: Date.UTC(2020, 1, 29), b: Date.UTC(2021, 1, 28), c: Date.UTC(2020, 1, 29) }])
+  t.throws(() => f.select(col('d').dt.offsetBy('1h').alias('x')), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /whole days for a date/ })
+  t.throws(() => col('d').dt.offsetBy('1 month'), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /a duration such as '1y'/ })
+  t.throws(() => f.select(col('x').dt.offsetBy('1d').alias('x')), { code: 'ERR_SPILLWAY_INVALID_ARGUMENT', message: /a date32, date64 or timestamp column/ })
+})
+
 test.serial('split + explode repeats the other columns; wrong types, nested explodes and RegExp features the core lacks are coded errors when built', async (t) => {
   const { rows, f } = files('explode')
   const g = f.select(col('name').str.split(/\s+/).explode().alias('part'), 'k')

@@ -34,6 +34,7 @@ export type BoolE =
   | { e: 'cmp'; op: CmpOp; l: NumE; r: NumE }
   | { e: 'scmp'; op: CmpOp; l: StrE; r: string }
   | { e: 'dcmp'; op: CmpOp; v: string; form: 'iso' | 'date' | 'noon' }
+  | { e: 'doff'; op: CmpOp; v: string; by: string; months: number; days: number }
   | { e: 'and' | 'or'; l: BoolE; r: BoolE }
   | { e: 'not'; x: BoolE }
   | { e: 'isNull' | 'isNotNull'; name: string }
@@ -165,6 +166,8 @@ export function boolExpr(e: BoolE): Expr {
     case 'dcmp':
       // An ISO string and a Date at midnight read as dates; a Date at noon compares the date as a timestamp (coerce.ts).
       return col('d')[e.op](e.form === 'iso' ? e.v : lit(new Date(`${e.v}T${e.form === 'noon' ? '12' : '00'}:00:00Z`)))
+    case 'doff':
+      return col('d').dt.offsetBy(e.by)[e.op](e.v)
     case 'and':
     case 'or':
       return boolExpr(e.l)[e.e](boolExpr(e.r))
@@ -196,6 +199,8 @@ export function boolSql(e: BoolE): string {
       return `(${numSql(e.l)} ${SQL_CMP[e.op]} ${numSql(e.r)})`
     case 'scmp':
       return `(${strSql(e.l)} ${SQL_CMP[e.op]} ${sqlString(e.r)})`
+    case 'doff':
+      return `(CAST(("d" + INTERVAL (${e.months}) MONTH) + INTERVAL (${e.days}) DAY AS DATE) ${SQL_CMP[e.op]} DATE '${e.v}')`
     case 'dcmp':
       return e.form === 'noon' ? `(CAST("d" AS TIMESTAMP) ${SQL_CMP[e.op]} TIMESTAMP '${e.v} 12:00:00')` : `("d" ${SQL_CMP[e.op]} DATE '${e.v}')`
     case 'and':
@@ -284,6 +289,16 @@ export function boolE(depth: number): fc.Arbitrary<BoolE> {
     { arbitrary: fc.record({ op: cmpOp, l: strE, r: strLit }).map((x) => ({ e: 'scmp', ...x }) as BoolE), weight: 2 },
     {
       arbitrary: fc.record({ op: cmpOp, v: fc.constantFrom('1969-12-31', '1970-01-01', '2000-02-29', '1600-02-29', '1850-06-15', '2100-12-31'), form: fc.constantFrom<'iso' | 'date' | 'noon'>('iso', 'date', 'noon') }).map((x) => ({ e: 'dcmp', ...x }) as BoolE),
+      weight: 1,
+    },
+    {
+      arbitrary: fc
+        .record({
+          op: cmpOp,
+          v: fc.constantFrom('1970-01-31', '2000-02-29', '1600-03-31', '2100-12-31'),
+          by: fc.constantFrom(['1mo', 1, 0], ['-1y2mo', -14, 0], ['2w3d', 0, 17], ['1q', 3, 0], ['-90d', 0, -90], ['1y1d', 12, 1]),
+        })
+        .map(({ op, v, by }) => ({ e: 'doff', op, v, by: by[0], months: by[1], days: by[2] }) as BoolE),
       weight: 1,
     },
     { arbitrary: fc.record({ e: fc.constantFrom('isNull', 'isNotNull'), name: fc.constantFrom('k', 'i', 'x', 's', 'b', 'd', 'm') }) as fc.Arbitrary<BoolE>, weight: 2 },

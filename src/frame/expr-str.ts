@@ -108,4 +108,35 @@ export class ExprDt<E> {
   second(): E {
     return this.#part('second')
   }
+  /**
+   * Moved by a duration, as Polars' `dt.offset_by`: '1y', '3mo', '2q', '90d',
+   * '-1w', '1y2mo', and for timestamps also 'h', 'm', 's', 'ms'. Months go
+   * first, a day past the month's end held to it ('2020-01-31' + '1mo' is
+   * '2020-02-29', as DuckDB's `+ INTERVAL`), then days, then time.
+   */
+  offsetBy(by: string): E {
+    return this.make({ op: 'dtOffsetBy', expr: this.data, by, ...durationOf(by) })
+  }
+}
+
+const UNIT_MONTHS: Record<string, number> = { y: 12, q: 3, mo: 1 }
+const UNIT_DAYS: Record<string, number> = { w: 7, d: 1 }
+const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1_000, ms: 1 }
+
+/** '1y2mo-…' as months, days and milliseconds (each token's sign the string's). */
+export function durationOf(by: string): { months: number; days: number; ms: number } {
+  const m = typeof by === 'string' ? /^(-?)((?:\d+(?:y|q|mo|w|d|h|ms|m|s))+)$/.exec(by) : null
+  if (!m) throw new ArgumentError([{ field: 'by', value: by, allowed: "a duration such as '1y', '3mo', '2q', '90d', '2w', '-1y6mo', or for timestamps '12h', '30m', '10s', '500ms'" }], 'dt.offsetBy')
+  const sign = m[1] === '-' ? -1 : 1
+  const out = { months: 0, days: 0, ms: 0 }
+  for (const [, n, unit] of m[2].matchAll(/(\d+)(y|q|mo|w|d|h|ms|m|s)/g)) {
+    const k = Number(n) * sign
+    if (unit in UNIT_MONTHS) out.months += k * UNIT_MONTHS[unit]
+    else if (unit in UNIT_DAYS) out.days += k * UNIT_DAYS[unit]
+    else out.ms += k * UNIT_MS[unit]
+  }
+  if (Math.abs(out.months) >= 2 ** 31 || Math.abs(out.days) >= 2 ** 31 || !Number.isSafeInteger(out.ms)) {
+    throw new ArgumentError([{ field: 'by', value: by, allowed: 'a duration of fewer than 2^31 months and days' }], 'dt.offsetBy')
+  }
+  return out
 }

@@ -51,6 +51,12 @@ export function typeOfMore(e: ExprData, fields: readonly FieldSpec[], what: stri
       if (t === undefined) throw wrongType(e, what, `a fill value of the column's kind (the column is ${l})`, r)
       return t
     }
+    case 'dtOffsetBy': {
+      const t = input(e.expr, (t) => t === 'date32' || t === 'date64' || /^timestamp\[(s|ms|us|ns)\]$/.test(t), 'a date32, date64 or timestamp column without a time zone')
+      if (t.startsWith('date') && e.ms % 86_400_000 !== 0) throw wrongType(e, what, "whole days for a date (y, q, mo, w, d); cast it to a timestamp to move it by hours, minutes or seconds", `${t} by ${e.by}`)
+      if (t === 'timestamp[s]' && e.ms % 1000 !== 0) throw wrongType(e, what, 'whole seconds for a timestamp[s] column', e.by)
+      return t
+    }
     case 'round': {
       const t = input(e.expr, isNumeric, 'a number to round')
       return INTEGER.test(t) || t === 'null' ? (t === 'null' ? 'null' : 'int64') : 'float64'

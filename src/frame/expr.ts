@@ -191,6 +191,8 @@ export function describeExpr(e: ExprData): string {
       return `${describeExpr(e.expr)}.cast(${JSON.stringify(e.type)})`
     case 'round':
       return `${describeExpr(e.expr)}.round(${e.decimals})`
+    case 'dtOffsetBy':
+      return `${describeExpr(e.expr)}.dt.offsetBy(${JSON.stringify(e.by)})`
     case 'explode':
       return `${describeExpr(e.expr)}.explode()`
     case 'strContains':

@@ -14,6 +14,7 @@ export type ExprData =
   | { op: 'fillNull'; expr: ExprData; value: ExprData }
   | { op: 'cast'; expr: ExprData; type: string }
   | { op: 'round'; expr: ExprData; decimals: number }
+  | { op: 'dtOffsetBy'; expr: ExprData; by: string; months: number; days: number; ms: number }
   | { op: 'strContains' | 'strSplit'; expr: ExprData; pattern: string; regex: boolean }
   | { op: 'strStartsWith'; expr: ExprData; prefix: string }
   | { op: 'strLower' | 'strUpper' | 'strLen' | 'explode'; expr: ExprData }

@@ -43,6 +43,8 @@ pub enum Expr {
     Modulo { left: Box<Expr>, right: Box<Expr> },
     /// Halves away from zero, to `decimals` places (negative: tens, hundreds, …), as DuckDB's round.
     Round { expr: Box<Expr>, decimals: i32 },
+    /// A date or timestamp moved by months, then days, then milliseconds (`by` is the client's spelling).
+    DtOffsetBy { expr: Box<Expr>, by: String, months: i64, days: i64, ms: i64 },
     FillNull { expr: Box<Expr>, value: Box<Expr> },
     Cast { expr: Box<Expr>, #[serde(rename = "type")] ty: String },
     /// `regex`: `pattern` is a regex crate pattern (the client translated a JS RegExp), else a literal.
@@ -195,6 +197,7 @@ pub(crate) fn eval(batch: &RecordBatch, e: &Expr) -> Result<Val> {
         DivideBy { left, right } => expr_fns::arith(batch, e, left, right, expr_fns::Arith::Divide)?,
         Modulo { left, right } => expr_fns::arith(batch, e, left, right, expr_fns::Arith::Modulo)?,
         Round { expr, decimals } => expr_fns::round(batch, e, expr, *decimals)?,
+        DtOffsetBy { expr, months, days, ms, .. } => super::expr_offset::offset_by(eval(batch, expr)?, *months, *days, *ms)?,
         FillNull { expr, value } => expr_fns::fill_null(batch, expr, value)?,
         Cast { expr, ty } => expr_fns::cast_to(batch, expr, ty)?,
         Dt { expr, part } => expr_fns::dt(eval(batch, expr)?, part)?,

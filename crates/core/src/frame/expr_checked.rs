@@ -32,6 +32,7 @@ pub(crate) fn describe(e: &Expr) -> String {
         DivideBy { left, right } => bin(left, "divideBy", right),
         Modulo { left, right } => bin(left, "modulo", right),
         Round { expr, decimals } => format!("{}.round({decimals})", describe(expr)),
+        DtOffsetBy { expr, by, .. } => format!("{}.dt.offsetBy({by:?})", describe(expr)),
         Alias { expr, name } => format!("{}.alias({name:?})", describe(expr)),
         Cast { expr, ty } => format!("{}.cast({ty:?})", describe(expr)),
         FillNull { expr, value } => format!("{}.fillNull({})", describe(expr), describe(value)),

@@ -171,7 +171,7 @@ pub(crate) fn cast_to(batch: &RecordBatch, e: &Expr, ty: &str) -> Result<Val> {
 }
 
 /// (year, month, day) of days since 1970-01-01 (Howard Hinnant's civil_from_days).
-fn civil(days: i64) -> (i64, i64, i64) {
+pub(crate) fn civil(days: i64) -> (i64, i64, i64) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;

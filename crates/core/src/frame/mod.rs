@@ -18,6 +18,7 @@ pub mod broadcast;
 pub mod expr;
 mod expr_checked;
 mod expr_fns;
+mod expr_offset;
 mod expr_str;
 mod explode;
 pub mod from_ipc;

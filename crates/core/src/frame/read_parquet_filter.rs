@@ -41,7 +41,7 @@ pub(crate) fn expr_columns(e: &Expr, out: &mut Vec<String>) {
             expr_columns(then, out);
             expr_columns(otherwise, out);
         }
-        Not { expr } | IsNull { expr } | IsNotNull { expr } | Alias { expr, .. } | Cast { expr, .. } | StrContains { expr, .. } | StrStartsWith { expr, .. } | StrLower { expr } | StrUpper { expr } | StrLen { expr } | StrSplit { expr, .. } | StrSlice { expr, .. } | Dt { expr, .. } | Explode { expr } | Round { expr, .. } => expr_columns(expr, out),
+        Not { expr } | IsNull { expr } | IsNotNull { expr } | Alias { expr, .. } | Cast { expr, .. } | StrContains { expr, .. } | StrStartsWith { expr, .. } | StrLower { expr } | StrUpper { expr } | StrLen { expr } | StrSplit { expr, .. } | StrSlice { expr, .. } | Dt { expr, .. } | Explode { expr } | Round { expr, .. } | DtOffsetBy { expr, .. } => expr_columns(expr, out),
     }
 }
 
