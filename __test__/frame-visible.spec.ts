@@ -6,7 +6,7 @@ import test from 'ava'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { clusterReport, clusterView, col, count, frame, sum, taskProgress, withProgress } from 'spillway'
+import { clusterReport, clusterView, col, count, frame, nUnique, sum, taskProgress, withProgress } from 'spillway'
 import { cluster, GIB, until } from './cluster-helpers'
 import { fakeTty } from './tty-helpers'
 
@@ -71,7 +71,8 @@ test('a frame join through the shuffle: on the dashboard\'s shuffle panel while 
   // Both sides in several partitions and no broadcast: every row crosses the shuffle.
   const joined = orders.join(cities, { on: 'id', broadcastBytes: 0, npartitions: 6 })
   const before = await clusterReport(client)
-  const pending = client.compute(joined.agg({ n: count() }))
+  // Aggregates of every column: the optimizer shuffles only the columns read, and this measures the shard bytes.
+  const pending = client.compute(joined.agg({ n: count(), amount: sum('amount'), cities: nUnique('city') }))
   const seen: ReturnType<typeof clusterView>['shuffles'] = []
   let done = false
   void pending.finally(() => (done = true))

@@ -341,7 +341,7 @@ export type Query =
   | { q: 'groupBy'; pred?: BoolE; keys: string[]; aggs: AggSpec[]; options?: GroupOptions }
   | { q: 'agg'; pred?: BoolE; aggs: AggSpec[] }
   | { q: 'scalar'; agg: AggSpec }
-  | { q: 'join'; how: JoinHow; keys: string[]; renamed: boolean; npartitions?: number }
+  | { q: 'join'; how: JoinHow; keys: string[]; renamed: boolean; npartitions?: number; pred?: BoolE }
   | { q: 'sort'; keys: string[]; descending: boolean[]; nullsLast: boolean; npartitions?: number; slice?: { from: 'head' | 'tail'; n: number } }
   | { q: 'distinct'; columns: string[]; options?: GroupOptions }
   | { q: 'roundtrip'; format: 'csv' | 'parquet'; pred?: BoolE; columns: string[] }
@@ -378,7 +378,7 @@ export const query: fc.Arbitrary<Query> = fc.oneof(
   { arbitrary: fc.record({ q: fc.constant('scalar' as const), agg: aggSpec.filter((a) => a.column === undefined || ['k', 'i', 'x'].includes(a.column) || (['first', 'last', 'nUnique', 'count'].includes(a.func) && a.column === 's')) }), weight: 1 },
   {
     arbitrary: fc.record(
-      { q: fc.constant('join' as const), how: fc.constantFrom<JoinHow>('inner', 'left', 'right', 'outer', 'semi', 'anti'), keys: joinKeys, renamed: fc.boolean(), npartitions: maybe(fc.integer({ min: 1, max: 3 })) },
+      { q: fc.constant('join' as const), how: fc.constantFrom<JoinHow>('inner', 'left', 'right', 'outer', 'semi', 'anti'), keys: joinKeys, renamed: fc.boolean(), npartitions: maybe(fc.integer({ min: 1, max: 3 })), pred },
       { requiredKeys: ['q', 'how', 'keys', 'renamed'] },
     ),
     weight: 5,
@@ -568,15 +568,17 @@ export function build(q: Query): Built {
     case 'join': {
       const spillway = ({ t, u }: BuildContext) => {
         const options = { how: q.how, ...(q.npartitions ? { npartitions: q.npartitions } : {}) }
-        if (!q.renamed) return t.join(u, { on: q.keys, ...options })
+        if (!q.renamed) return filtered(t.join(u, { on: q.keys, ...options }), q.pred)
         const renamedU = u.rename(Object.fromEntries(q.keys.map((k) => [k, `u_${k}`])))
-        return t.join(renamedU, { leftOn: q.keys, rightOn: q.keys.map((k) => `u_${k}`), ...options })
+        // A filter of the output: the optimizer moves it into the side(s) it tests (plan/push-filters.ts).
+        return filtered(t.join(renamedU, { leftOn: q.keys, rightOn: q.keys.map((k) => `u_${k}`), ...options }), q.pred)
       }
       const on = q.keys.map((k) => `t."${k}" = u."${k}"`).join(' AND ')
       const select = joinSelect(q, T_COLS, U_COLS).join(', ')
       let sql: string
       if (q.how === 'semi' || q.how === 'anti') sql = `SELECT ${select} FROM t WHERE ${q.how === 'anti' ? 'NOT ' : ''}EXISTS (SELECT 1 FROM u WHERE ${on})`
       else sql = `SELECT ${select} FROM t ${{ inner: 'INNER', left: 'LEFT', right: 'RIGHT', outer: 'FULL OUTER' }[q.how]} JOIN u ON ${on}`
+      if (q.pred) sql = `SELECT * FROM (${sql})${where(q.pred)}`
       return { spillway, sql, judge: { ...judge, looseZero: true } }
     }
     case 'sort': {
@@ -628,6 +630,7 @@ export function showQuery(q: Query): string {
       code = q.renamed
         ? `t.join(u.rename({ ${q.keys.map((k) => `${k}: 'u_${k}'`).join(', ')} }), { leftOn: ${JSON.stringify(q.keys)}, rightOn: ${JSON.stringify(q.keys.map((k) => `u_${k}`))}, how: '${q.how}'${q.npartitions ? `, npartitions: ${q.npartitions}` : ''} })`
         : `t.join(u, { on: ${JSON.stringify(q.keys)}, how: '${q.how}'${q.npartitions ? `, npartitions: ${q.npartitions}` : ''} })`
+      code += showPred(q.pred)
       break
     case 'sort':
       code = `t.sortBy(${JSON.stringify(q.keys)}, { descending: ${JSON.stringify(q.descending)}, nullsLast: ${q.nullsLast}${q.npartitions ? `, npartitions: ${q.npartitions}` : ''} })${q.slice ? `.${q.slice.from}(${q.slice.n})` : ''}`

@@ -15,7 +15,7 @@ export const lanes = {
     'allocation-units', 'architecture', 'bag-steps-units', 'binding-error', 'cli-info', 'cluster-units',
     'codec', 'config', 'dashboard', 'dashboard-browser', 'dashboard-host', 'frame-graph-units', 'frame-types',
     'futures-client-units', 'futures-units', 'heap-estimate-units', 'jobqueue', 'join-units', 'keys-units',
-    'lanes', 'malloc-env-units', 'memory-log', 'package', 'readme-tables', 'resources', 'retire-units',
+    'frame-plan-units', 'lanes', 'malloc-env-units', 'memory-log', 'package', 'readme-tables', 'resources', 'retire-units',
     'shard-codec', 'sizes', 'sizing', 'spill-buffer', 'spill-frames', 'stuck-units', 'types',
   ],
   cluster: [
@@ -23,7 +23,7 @@ export const lanes = {
     'bag-real-files', 'cli-bench', 'client-cluster', 'cluster-errors',
     'cluster-lifecycle', 'cluster-pause', 'cluster-recovery', 'cluster-release', 'cluster-spill-loss',
     'docs-examples', 'example-regroup', 'example-tables', 'frame', 'frame-batches',
-    'frame-differential', 'frame-exact', 'frame-io', 'frame-join-sort', 'frame-ops', 'frame-parquet-files', 'frame-read-quoted',
+    'frame-differential', 'frame-exact', 'frame-io', 'frame-join-sort', 'frame-ops', 'frame-parquet-files', 'frame-plan', 'frame-read-quoted',
     'frame-read-types', 'frame-real-files', 'frame-visible', 'frame-zero-copy', 'futures', 'futures-client',
     'futures-errors', 'futures-recovery', 'hardening-config', 'hardening-dashboard', 'hardening-files',
     'hardening-futures', 'hardening-fuzz', 'hardening-graph', 'hardening-hangs', 'hardening-keys',

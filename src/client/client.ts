@@ -5,6 +5,7 @@ import { ChunkedArray, Reduction } from '../array/array'
 import { Bag, BagItem, BagTake } from '../bag/bag'
 import { Frame, FrameSlice, tableOf, type FrameTable } from '../frame/frame'
 import { materializedOf } from '../frame/batches'
+import { optimizeOption, type FrameComputeOptions } from './compute-options'
 import { combinePartials, finishPartial } from '../native/chunks'
 import type { LocalCluster } from '../deploy/local-cluster'
 import type { Scheduler, TaskSubmission } from '../scheduler/scheduler'
@@ -44,7 +45,6 @@ export interface ClientOptions {
   maxGraphTasks?: number
 }
 
-export type { ProgressOption } from './progress'
 export class Client {
   dashboardLink: string | undefined
   #closed = false
@@ -86,7 +86,8 @@ export class Client {
   async persist(array: ChunkedArray | Bag | Frame, options: ProgressOption = {}): Promise<ChunkedArray | Bag | Frame> {
     this.#check()
     const signal = signalOf(options, 'persist')
-    if (array instanceof Bag || array instanceof Frame) return this.#persistBag(array, options, signal)
+    if (array instanceof Frame) return this.#persistBag(optimizeOption(options)(array), options, signal)
+    if (array instanceof Bag) return this.#persistBag(array, options, signal)
     if (!(array instanceof ChunkedArray)) {
       throw new ConfigError([{ field: 'array', value: typeof array, allowed: 'an array from random.random / random.randint, or a bag' }], 'persist argument')
     }
@@ -114,13 +115,15 @@ export class Client {
   async compute(expr: Reduction, options?: ProgressOption): Promise<number>
   async compute<T>(expr: BagItem<T>, options?: ProgressOption): Promise<T>
   async compute<T>(expr: Bag<T> | BagTake<T>, options?: ProgressOption): Promise<T[]>
-  async compute<S>(expr: Frame<S> | FrameSlice<Frame<S>>, options?: ProgressOption): Promise<FrameTable<S>>
-  async compute(expr: Reduction | BagItem | Bag | BagTake | Frame | FrameSlice<Frame>, options: ProgressOption = {}): Promise<unknown> {
+  async compute<S>(expr: Frame<S> | FrameSlice<Frame<S>>, options?: FrameComputeOptions): Promise<FrameTable<S>>
+  async compute(expr: Reduction | BagItem | Bag | BagTake | Frame | FrameSlice<Frame>, options: FrameComputeOptions = {}): Promise<unknown> {
     this.#check()
     const signal = signalOf(options, 'compute')
-    if (expr instanceof FrameSlice) return unlessAborted(signal, expr.run(this))
+    const plan = optimizeOption(options)
+    if (expr instanceof FrameSlice) return unlessAborted(signal, new FrameSlice(plan(expr.frame as Frame), expr.n, expr.fromEnd).run(this))
     if (expr instanceof BagTake) return this.#take(expr.bag, expr.n, signal)
-    if (expr instanceof Bag || expr instanceof BagItem || expr instanceof Frame) return this.#computeBag(expr, options, signal)
+    if (expr instanceof Frame) return this.#computeBag(plan(expr), options, signal)
+    if (expr instanceof Bag || expr instanceof BagItem) return this.#computeBag(expr, options, signal)
     if (!(expr instanceof Reduction)) {
       throw new ConfigError([{ field: 'expr', value: typeof expr, allowed: 'a reduction such as x.mean() or x.sum(), a bag or a bag reduction' }], 'compute argument')
     }

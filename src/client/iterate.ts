@@ -10,6 +10,7 @@ import { tableFromIPC } from 'apache-arrow'
 import { ArgumentError } from '../base/errors'
 import { Bag } from '../bag/bag'
 import { Frame, type FrameBatch } from '../frame/frame'
+import { optimized } from '../frame/plan/node'
 import type { Scheduler, TaskSubmission } from '../scheduler/scheduler'
 import { shufflesOf } from '../scheduler/shuffle'
 
@@ -61,7 +62,7 @@ export function iterateCollection(host: IterateHost, c: Bag<any> | Frame, option
   if (!(c instanceof Bag || c instanceof Frame)) throw new ArgumentError([{ field: 'collection', value: typeof c, allowed: 'a Bag or a Frame' }], 'iterate')
   const { signal, prefetch } = optionsOf(options)
   host.checkSize(c)
-  return run(host, c, signal, prefetch)
+  return run(host, c instanceof Frame ? optimized(c) : c, signal, prefetch)
 }
 
 async function* run(host: IterateHost, c: Bag<any> | Frame, signal: AbortSignal | undefined, prefetch: number): AsyncGenerator<unknown> {

@@ -8,6 +8,8 @@ import './group-by'
 import './relational'
 // Adds toParquet, toCsv, toNdjson and toArrowIpc to Frame.
 import './writers'
+// The optimizer and lowering behind client.compute and frame.explain().
+import './plan/lower'
 export { Frame, GroupBy, type AggOptions, type FrameTable, type FrameBatch, type ColumnTypes } from './frame'
 export { readCsv, type FrameCsvOptions, type CsvType, type ReadSchema } from './readers'
 export type { MapBatchesOptions, ToBagOptions } from './batches'

@@ -15,6 +15,7 @@ import type { FromItemsSpec, MapBatchesSpec, ToBagSpec } from '../wire/frame-js'
 import { nativeFunction, type TaskFunction } from '../wire/functions'
 import { fieldsOf } from '../wire/arrow-types'
 import { Frame, type ColumnTypes } from './frame'
+import { optimized } from './plan/node'
 import type { Given, TableOf } from './typing'
 import type { TaskFn } from '../futures/typing'
 import type * as Arrow from 'apache-arrow'
@@ -129,10 +130,10 @@ declare module '../bag/bag' {
 }
 
 Frame.prototype.mapBatches = function (this: Frame, fn: BatchFn, options?: MapBatchesOptions) {
-  return mapBatchesOf(this, fn as TaskFunction, options)
+  return mapBatchesOf(optimized(this), fn as TaskFunction, options)
 }
 Frame.prototype.toBag = function <T>(this: Frame, options?: ToBagOptions) {
-  return toBagOf<T>(this, options)
+  return toBagOf<T>(optimized(this), options)
 }
 Frame.prototype.materialized = function (this: Frame, owner?: BagOwner) {
   return materializedOf(this, owner)

@@ -19,6 +19,7 @@ import { coerced } from './coerce'
 import { dropColumns, renameColumns, withColumnsOf } from './columns'
 import { describePlan, FrameSlice, scalarOf } from './whole'
 import { frameTask } from './graph'
+import { explained, optimized, planOf, recorded } from './plan/node'
 import type { AggOptions } from './agg-options'
 import { aggregateType, fieldOf, outputName, typeOf } from './schema'
 import type { AggOf, BatchOf, ColumnOf, PickOf, TableOf } from './typing'
@@ -107,7 +108,7 @@ export class Frame<S = any> {
     const data = coerced(predicate.data, this.fields, 'filter', typeOf)
     const t = typeOf(data, this.fields, 'filter')
     if (t !== 'bool') throw new ArgumentError([{ field: predicate.toString(), value: t, allowed: 'a boolean expression' }], 'filter')
-    return this.#with({ kind: 'filter', predicate: data }, [...this.fields], 'filter')
+    return recorded(this.#with({ kind: 'filter', predicate: data }, [...this.fields], 'filter'), { op: 'filter', input: planOf(this), predicate: data })
   }
 
   /** These columns (names, or expressions with a name), in this order. */
@@ -123,7 +124,7 @@ export class Frame<S = any> {
     const fields = exprs.map((e) => ({ name: outputName(e, 'select'), type: typeOf(e, this.fields, 'select'), nullable: true }))
     const dup = fields.find((f, i) => fields.findIndex((g) => g.name === f.name) !== i)
     if (dup) throw new ArgumentError([{ field: 'columns', value: dup.name, allowed: 'each output name once (rename one with .alias)' }], 'select')
-    return this.#with({ kind: 'select', exprs }, fields, 'select')
+    return recorded(this.#with({ kind: 'select', exprs }, fields, 'select'), { op: 'select', input: planOf(this), exprs })
   }
 
   /** These columns added, or replaced where the name is taken (in place). */
@@ -163,6 +164,14 @@ export class Frame<S = any> {
     const partials = new Frame('top-n-part', s.input.parts, s.input.sourceFields, [...s.input.steps, step], [...s.input.fields], s.input.upstream)
     return new Frame('top-n', [{ source: { kind: 'inputs' }, deps: partials.keys() }], [...this.fields], [step], [...this.fields], upstreamOf(() => partials.tasks(false), partials.taskCount()))
   }
+  /**
+   * The plan `client.compute` runs, as text: this frame's methods after the
+   * optimizer's rules (filters moved toward the readers, only the columns
+   * needed read), each with the strategy chosen and why, and its partitions.
+   */
+  explain(): string {
+    return explained(this)
+  }
   /** Partition i alone with one more step (head/tail's unit of work). */
   onePartition(i: number, step: FrameStep): Frame {
     return new Frame(step.kind, [this.parts[i]], this.sourceFields, [...this.steps, step], [...this.fields], this.upstream)
@@ -178,7 +187,7 @@ export class Frame<S = any> {
     return new GroupBy(this, []).agg(aggregates)
   }
   #scalar<T>(a: Aggregate): BagItem<T> {
-    return scalarOf<T>(this.agg({ value: a }), a.func)
+    return scalarOf<T>(optimized(this.agg({ value: a })), a.func)
   }
   /** Rows, as a lazy scalar: `await client.compute(frame.count())` is a number. */
   count(): BagItem<number> {

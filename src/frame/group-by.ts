@@ -20,6 +20,7 @@ import { aggregateType, fieldOf } from './schema'
 import type { AggOf, ColumnOf } from './typing'
 import { combineTaskCount, combineTasks, frameTask } from './graph'
 import { frameShuffled, maxOutputsFor } from './shuffle'
+import { planOf, recorded } from './plan/node'
 
 /** DataFusion's skip-partial-aggregation figures: past 100 000 rows, more than 0.8 groups per row sends rows. */
 export const SKIP_RATIO = 0.8
@@ -37,12 +38,19 @@ export interface AggGraph {
 export function aggGraph(f: Frame, spec: AggSpecData, options: AggOptions): AggGraph {
   const method = options.method ?? 'auto'
   if (!METHODS.includes(method)) throw new ArgumentError([{ field: 'options.method', value: method, allowed: METHODS.join(', ') }], 'agg')
-  const splitEvery = positiveInt(options.splitEvery, 'options.splitEvery', 'agg', 8, 2)
-  const shuffled = spec.keys.length > 0 && (method === 'shuffle' || (method === 'auto' && f.npartitions > splitEvery))
   if (method === 'shuffle' && spec.keys.length === 0) throw new ArgumentError([{ field: 'options.method', value: method, allowed: "'tree' or 'auto' for an aggregate over every row (one group)" }], 'agg')
-  // By default a shuffle has as many outputs as inputs, as many as a client can plan (shuffle.ts).
-  const splitOut = positiveInt(options.splitOut, 'options.splitOut', 'agg', shuffled ? Math.min(Math.max(1, f.npartitions), maxOutputsFor(f.npartitions)) : 1)
+  const { shuffled, splitEvery, splitOut } = aggStrategy(f.npartitions, spec.keys.length, options)
   return shuffled ? shuffleGraph(f, spec, splitOut) : treeGraph(f, spec, splitEvery, splitOut)
+}
+
+/** The method `options` pick for `npartitions` inputs (frame.explain() says it). */
+export function aggStrategy(npartitions: number, keys: number, options: AggOptions): { shuffled: boolean; splitEvery: number; splitOut: number } {
+  const method = options.method ?? 'auto'
+  const splitEvery = positiveInt(options.splitEvery, 'options.splitEvery', 'agg', 8, 2)
+  const shuffled = keys > 0 && (method === 'shuffle' || (method === 'auto' && npartitions > splitEvery))
+  // By default a shuffle has as many outputs as inputs, as many as a client can plan (shuffle.ts).
+  const splitOut = positiveInt(options.splitOut, 'options.splitOut', 'agg', shuffled ? Math.min(Math.max(1, npartitions), maxOutputsFor(npartitions)) : 1)
+  return { shuffled, splitEvery, splitOut }
 }
 
 function treeGraph(f: Frame, spec: AggSpecData, splitEvery: number, splitOut: number): AggGraph {
@@ -107,5 +115,6 @@ GroupBy.prototype.agg = function (this: GroupBy, aggregates: Record<string, Aggr
   const spec: AggSpecData = { keys: this.keys, aggs: entries.map(([name, a]) => ({ name, func: a.func, ...(a.column === undefined ? {} : { column: a.column }) })) }
   const { keys, upstream } = aggGraph(f, spec, options ?? {})
   const parts = keys.map((k) => ({ source: { kind: 'inputs' as const }, deps: [k] }))
-  return new Frame('group-by', parts, fields, [], fields, upstream)
+  const aggs = given.map(([name, a]) => ({ name, func: a.func, ...(a.column === undefined ? {} : { column: a.column }), ...(a.expr === undefined ? {} : { expr: a.expr }) }))
+  return recorded(new Frame('group-by', parts, fields, [], fields, upstream), { op: 'aggregate', input: planOf(this.frame), keys: this.keys, aggs, options: options ?? {} })
 }

@@ -102,18 +102,29 @@ export function joinFrames(left: Frame, right: Frame, options: JoinOptions): Fra
   if (typeof limit !== 'number' || !(limit >= 0)) throw new ArgumentError([{ field: 'options.broadcastBytes', value: limit, allowed: 'a number of bytes ≥ 0' }], 'join')
   const { columns, fields } = joinColumns(left.fields, right.fields, leftOn, rightOn, shared, how, suffix)
   const join: JoinSpecData = { leftOn, rightOn, how, columns }
-  const small = (f: Frame) => {
-    const bytes = estimatedBytes(f)
-    return bytes < limit || (f.npartitions === 1 && !(Number.isFinite(bytes) && bytes > BROADCAST_MAX_BYTES))
-  }
-  // A broadcast side's rows would come out once per partition of the other where they must not: its unmatched ones (kept by right/outer on the right, left/outer on the left).
-  const right1 = how !== 'right' && how !== 'outer' && small(right)
-  const left1 = !right1 && (how === 'inner' || how === 'right') && small(left)
-  if (right1 || left1) return broadcastJoin(left, right, join, fields, right1 ? 'right' : 'left')
+  const strategy = joinStrategy(left, right, how, limit)
+  if (strategy.broadcast) return broadcastJoin(left, right, join, fields, strategy.broadcast)
   const n = o.npartitions ?? defaultOutputs(left, right)
   if (!(Number.isSafeInteger(n) && n >= 1)) throw new ArgumentError([{ field: 'options.npartitions', value: n, allowed: 'an integer ≥ 1' }], 'join')
   const out = frameShuffled('join', [{ frame: left, by: { kind: 'hash', keys: leftOn } }, { frame: right, by: { kind: 'hash', keys: rightOn } }], n, { kind: 'join', join })
   return new Frame('join', out.keys.map((k) => ({ source: { kind: 'inputs' as const }, deps: [k] })), fields, [], fields, out.upstream)
+}
+
+/** Which side is broadcast, if one is, and why (frame.explain() says it). */
+export function joinStrategy(left: Frame, right: Frame, how: JoinHow, limit = BROADCAST_BYTES): { broadcast?: 'left' | 'right'; why: string } {
+  const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`
+  const small = (f: Frame) => {
+    const bytes = estimatedBytes(f)
+    if (bytes < limit) return `its files' ${mib(bytes)} are under broadcastBytes (${mib(limit)})`
+    if (f.npartitions === 1 && !(Number.isFinite(bytes) && bytes > BROADCAST_MAX_BYTES)) return 'it is one partition'
+    return undefined
+  }
+  // A broadcast side's rows would come out once per partition of the other where they must not: its unmatched ones (kept by right/outer on the right, left/outer on the left).
+  const right1 = how !== 'right' && how !== 'outer' ? small(right) : undefined
+  if (right1) return { broadcast: 'right', why: right1 }
+  const left1 = how === 'inner' || how === 'right' ? small(left) : undefined
+  if (left1) return { broadcast: 'left', why: left1 }
+  return { why: `no side that may be broadcast is one partition or under broadcastBytes (${mib(limit)})` }
 }
 
 /** The larger side's partition count, or more where the sides' files would give an output more than JOIN_OUTPUT_BYTES. */

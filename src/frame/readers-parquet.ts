@@ -13,6 +13,7 @@ import { native } from '../native/binding'
 import type { FieldSpec } from '../wire/frame'
 import { expandPaths, plannedFile, statFile } from '../bag/readers'
 import { Frame, type FramePart } from './frame'
+import { recorded } from './plan/node'
 
 export interface FrameParquetOptions {
   /** The columns to read, in this order (default: all of the first file's). */
@@ -91,5 +92,5 @@ export function readParquet(paths: string | string[], options: FrameParquetOptio
   }))
   // Files with no rows still make a frame: one empty partition that knows its columns.
   if (parts.length === 0) parts.push({ source: { kind: 'parquet', path: files[0].path, rowGroups: [], size: files[0].size, mtimeMs: files[0].mtimeMs }, deps: [] })
-  return new Frame('read-parquet', parts, scan.schema)
+  return recorded(new Frame('read-parquet', parts, scan.schema), { op: 'scan', paths, options, columns: scan.schema.map((f) => f.name) })
 }

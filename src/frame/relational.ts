@@ -8,6 +8,7 @@ import { joinFrames, type JoinOptions } from './join'
 import { sortFrame, type SortOptions } from './sort'
 import { frameShuffled } from './shuffle'
 import { fieldOf } from './schema'
+import { planOf, recorded } from './plan/node'
 
 declare module './frame' {
   interface Frame<S = any> {
@@ -21,11 +22,11 @@ declare module './frame' {
 }
 
 Frame.prototype.join = function (this: Frame, other: Frame, options: JoinOptions) {
-  return joinFrames(this, other, options)
+  return recorded(joinFrames(this, other, options), { op: 'join', left: planOf(this), right: planOf(other), options: options ?? {} })
 }
 
 Frame.prototype.sortBy = function (this: Frame, keys: string | string[], options: SortOptions = {}) {
-  return sortFrame(this, keys, options)
+  return recorded(sortFrame(this, keys, options), { op: 'sort', input: planOf(this), keys: typeof keys === 'string' ? [keys] : keys, options: options ?? {} })
 }
 
 Frame.prototype.shuffle = function (this: Frame, keys: string | string[], options: { npartitions?: number } = {}) {

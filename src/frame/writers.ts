@@ -13,6 +13,7 @@ import type { TaskSubmission } from '../scheduler/scheduler'
 import type { FrameWritePlan } from '../wire/frame'
 import { nativeFunction } from '../wire/functions'
 import { Frame } from './frame'
+import { optimized } from './plan/node'
 
 export type ParquetCompression = 'zstd' | 'snappy' | 'gzip' | 'lz4' | 'brotli' | 'none'
 
@@ -37,7 +38,8 @@ function writeTask(key: string, label: string, plan: FrameWritePlan, input: stri
 }
 
 /** One task per partition of `frame`, writing it to `pattern` with '*' its index; a bag of the paths. */
-export function writeFrame(frame: Frame, pattern: string, format: FrameWritePlan['format'], what: string, options: ToParquetOptions = {}): Bag<string> {
+export function writeFrame(written: Frame, pattern: string, format: FrameWritePlan['format'], what: string, options: ToParquetOptions = {}): Bag<string> {
+  const frame = optimized(written)
   const full = patternOf(pattern, what)
   if (options === null || typeof options !== 'object') throw new ArgumentError([{ field: 'options', value: options, allowed: format === 'parquet' ? '{ compression }' : 'an object' }], what)
   let extra: { compression: string } | undefined
