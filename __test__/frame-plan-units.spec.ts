@@ -23,7 +23,7 @@ test.before(async () => {
   const db = await DuckDBInstance.create(':memory:')
   const c = await db.connect()
   await c.run(`COPY (SELECT i AS id, i % 7 AS cust, DATE '2024-01-01' + i::INTEGER AS day, 'note ' || i AS note, i * 1.5::DOUBLE AS total FROM range(200) t(i)) TO '${orders}' (FORMAT parquet)`)
-  await c.run(`COPY (SELECT i % 200 AS id, i AS line, i % 13 AS qty, ((i % 5) * 0.5)::DOUBLE AS price, 'x' || i AS note FROM range(1000) t(i)) TO '${items}' (FORMAT parquet)`)
+  await c.run(`COPY (SELECT i % 200 AS id, i AS line, i % 13 AS qty, ((i % 5) * 0.5)::DOUBLE AS price, 'x' || i AS note FROM range(10000) t(i)) TO '${items}' (FORMAT parquet, ROW_GROUP_SIZE 2048)`)
   c.closeSync()
 })
 
@@ -116,8 +116,15 @@ test('explain names the strategies and why; a frame made some other way is a lea
   const o = frame.readParquet(orders)
   const plan = o.join(frame.readParquet(items), { on: 'id' }).groupBy('cust').agg({ n: count() }).explain()
   t.regex(plan, /^aggregate by \[cust\]: n = count\(\): tree of 1 partial state into 1/)
-  t.regex(plan, /join inner on \[id\]: broadcast the right side \(it is one partition\)/)
+  t.regex(plan, /join inner on \[id\]: broadcast the right side \(its columns' 0\.\d MiB in memory are under broadcastBytes \(8\.0 MiB\)\)/)
   t.regex(o.groupBy('cust').agg({ n: count() }, { method: 'shuffle', splitOut: 2 }).explain(), /shuffle into 2/)
+  // A Parquet side of many partitions is broadcast by its columns' bytes in memory, which its footers give.
+  const many = frame.readParquet(items, { blocksize: 1024 })
+  t.true(many.npartitions >= 4, `${many.npartitions} partitions`)
+  const big = frame.readParquet(orders, { blocksize: 1024 })
+  t.regex(big.join(many, { on: 'id', how: 'left' }).explain(), /broadcast the right side \(its columns' 0\.\d MiB in memory are under broadcastBytes/)
+  // broadcastBytes given: sizes alone decide, as for any frame.
+  t.regex(big.join(many, { on: 'id', how: 'left', broadcastBytes: 0 }).explain(), /shuffle both sides into \d+ partitions/)
   const shuffled = o.shuffle('cust')
   t.is(planOf(shuffled).op, 'frame')
   t.regex(shuffled.explain(), /^shuffle: 1 partition, columns \[id, cust, day, note, total\]$/)

@@ -8,7 +8,7 @@
 // each query's times (min of the repetitions), the ratio to DuckDB, and the
 // geometric means.
 //
-//   pip install tpchgen-cli && tpchgen-cli -s 1 --format parquet --output-dir /data/sf1
+//   pip install tpchgen-cli && tpchgen-cli parquet -s 1 --output-dir=/data/sf1
 //   node bench/tpch/run.js --data /data/sf1 [--queries q1,q3] [--reps 3] [--as-written] [--blocksize '32 MiB'] [--json]
 'use strict'
 
@@ -23,10 +23,10 @@ const { sql } = require('./sql')
 const TABLES = ['lineitem', 'orders', 'customer', 'part', 'partsupp', 'supplier', 'nation', 'region']
 const { values: opts } = parseArgs({ options: { data: { type: 'string' }, queries: { type: 'string' }, reps: { type: 'string', default: '3' }, 'as-written': { type: 'boolean' }, json: { type: 'boolean' }, 'mem-gb': { type: 'string', default: '2' }, blocksize: { type: 'string' } } })
 if (!opts.data) {
-  console.error('usage: node bench/tpch/run.js --data DIR (tpchgen-cli --format parquet output) [--queries q1,q3] [--reps N] [--as-written] [--json]')
+  console.error('usage: node bench/tpch/run.js --data DIR (tpchgen-cli parquet output) [--queries q1,q3] [--reps N] [--as-written] [--json]')
   process.exit(2)
 }
-for (const t of TABLES) if (!existsSync(join(opts.data, `${t}.parquet`))) throw new Error(`${join(opts.data, `${t}.parquet`)} is missing: make it with tpchgen-cli --format parquet`)
+for (const t of TABLES) if (!existsSync(join(opts.data, `${t}.parquet`))) throw new Error(`${join(opts.data, `${t}.parquet`)} is missing: make it with tpchgen-cli parquet`)
 const names = opts.queries ? opts.queries.split(',') : Object.keys(frames)
 const reps = Number(opts.reps)
 

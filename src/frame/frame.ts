@@ -35,6 +35,8 @@ export { FrameSlice } from './whole'
 export interface FramePart {
   source: FrameSource
   deps: string[]
+  /** Bytes its columns take in memory, where the reader knows them before reading (a Parquet footer's sizes). */
+  bytes?: number
 }
 
 export { positiveInt, type AggOptions } from './agg-options'

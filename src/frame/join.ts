@@ -23,7 +23,7 @@ export interface JoinOptions {
   how?: JoinHow
   /** Added to the right side's column names that the left already has (default '_right'). */
   suffix?: string
-  /** A side estimated below this many bytes is broadcast (default 8 MiB); a one-partition side is too, unless its files hold more than 64 MiB. */
+  /** A side estimated below this many bytes is broadcast (default 8 MiB); a one-partition side is too, unless its files hold more than 64 MiB, and by default a Parquet side whose columns take at most 64 MiB in memory. */
   broadcastBytes?: number
   /** Output partitions of a shuffled join (default: the larger side's count, or one per 32 MiB of the two sides' files where that is more). */
   npartitions?: number
@@ -69,16 +69,20 @@ export function joinColumns(left: readonly FieldSpec[], right: readonly FieldSpe
   return { columns, fields }
 }
 
-/** Bytes a frame's partitions hold, estimated by the bytes of the files they read (Infinity when one reads another task's output). */
+/** Bytes a frame's partitions hold, estimated by the bytes of the files they read, or of their columns in memory where a Parquet footer says (Infinity when one reads another task's output). */
 export function estimatedBytes(f: Frame): number {
   let bytes = 0
   for (const p of f.parts) {
     const s = p.source as { kind: string; start?: unknown; end?: unknown }
-    if (typeof s.start === 'number' && typeof s.end === 'number') bytes += s.end - s.start
+    if (p.bytes !== undefined) bytes += p.bytes
+    else if (typeof s.start === 'number' && typeof s.end === 'number') bytes += s.end - s.start
     else return Infinity
   }
   return bytes
 }
+
+/** Whether every partition's size in memory is known (a Parquet scan's, from its footer): then its bytes alone decide a broadcast. */
+const sizedInMemory = (f: Frame) => f.parts.every((p) => p.bytes !== undefined)
 
 export function joinFrames(left: Frame, right: Frame, options: JoinOptions): Frame {
   if (!(right instanceof Frame)) throw new ArgumentError([{ field: 'other', value: typeof right, allowed: 'a Frame' }], 'join')
@@ -98,8 +102,8 @@ export function joinFrames(left: Frame, right: Frame, options: JoinOptions): Fra
   }
   const suffix = o.suffix ?? '_right'
   if (typeof suffix !== 'string' || suffix === '') throw new ArgumentError([{ field: 'options.suffix', value: suffix, allowed: 'a non-empty string' }], 'join')
-  const limit = o.broadcastBytes ?? BROADCAST_BYTES
-  if (typeof limit !== 'number' || !(limit >= 0)) throw new ArgumentError([{ field: 'options.broadcastBytes', value: limit, allowed: 'a number of bytes ≥ 0' }], 'join')
+  const limit = o.broadcastBytes
+  if (limit !== undefined && (typeof limit !== 'number' || !(limit >= 0))) throw new ArgumentError([{ field: 'options.broadcastBytes', value: limit, allowed: 'a number of bytes ≥ 0' }], 'join')
   const { columns, fields } = joinColumns(left.fields, right.fields, leftOn, rightOn, shared, how, suffix)
   const join: JoinSpecData = { leftOn, rightOn, how, columns }
   const strategy = joinStrategy(left, right, how, limit)
@@ -111,12 +115,16 @@ export function joinFrames(left: Frame, right: Frame, options: JoinOptions): Fra
 }
 
 /** Which side is broadcast, if one is, and why (frame.explain() says it). */
-export function joinStrategy(left: Frame, right: Frame, how: JoinHow, limit = BROADCAST_BYTES): { broadcast?: 'left' | 'right'; why: string } {
+export function joinStrategy(left: Frame, right: Frame, how: JoinHow, given?: number): { broadcast?: 'left' | 'right'; why: string } {
+  const limit = given ?? BROADCAST_BYTES
   const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`
   const small = (f: Frame) => {
     const bytes = estimatedBytes(f)
-    if (bytes < limit) return `its files' ${mib(bytes)} are under broadcastBytes (${mib(limit)})`
+    const what = sizedInMemory(f) ? `its columns' ${mib(bytes)} in memory` : `its files' ${mib(bytes)}`
+    if (bytes < limit) return `${what} are under broadcastBytes (${mib(limit)})`
     if (f.npartitions === 1 && !(Number.isFinite(bytes) && bytes > BROADCAST_MAX_BYTES)) return 'it is one partition'
+    // Sizes in memory, known before anything runs, are not the guess a CSV's bytes are: up to the one-partition bound, unless broadcastBytes was given.
+    if (given === undefined && sizedInMemory(f) && bytes <= BROADCAST_MAX_BYTES) return `${what} (before its filters) are within ${mib(BROADCAST_MAX_BYTES)}`
     return undefined
   }
   // A broadcast side's rows would come out once per partition of the other where they must not: its unmatched ones (kept by right/outer on the right, left/outer on the left).

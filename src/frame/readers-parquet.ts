@@ -86,10 +86,16 @@ export function readParquet(paths: string | string[], options: FrameParquetOptio
   const blocksize = blocksizeOption(options.blocksize, what)
   const files = expandPaths(paths, what).map((path) => plannedFile(path, statFile(path, what)))
   const scan = JSON.parse(callNativeSync(() => native.frameInferParquet(files.map((f) => f.path), columns))) as { schema: FieldSpec[]; rowGroups: [number, number][][] }
-  const parts: FramePart[] = groupParquet(files, scan.rowGroups, blocksize).map(([first, ...more]) => ({
-    source: { kind: 'parquet', path: first.path, rowGroups: first.rowGroups, size: first.size, mtimeMs: first.mtimeMs, ...(more.length > 0 ? { more } : {}) },
-    deps: [],
-  }))
+  const index = new Map(files.map((f, i) => [f.path, i]))
+  const bytesOf = (p: Piece[]) => p.reduce((s, piece) => s + piece.rowGroups.reduce((t, i) => t + scan.rowGroups[index.get(piece.path)!][i][1], 0), 0)
+  const parts: FramePart[] = groupParquet(files, scan.rowGroups, blocksize).map((group) => {
+    const [first, ...more] = group
+    return {
+      source: { kind: 'parquet', path: first.path, rowGroups: first.rowGroups, size: first.size, mtimeMs: first.mtimeMs, ...(more.length > 0 ? { more } : {}) },
+      deps: [],
+      bytes: bytesOf(group),
+    }
+  })
   // Files with no rows still make a frame: one empty partition that knows its columns.
   if (parts.length === 0) parts.push({ source: { kind: 'parquet', path: files[0].path, rowGroups: [], size: files[0].size, mtimeMs: files[0].mtimeMs }, deps: [] })
   return recorded(new Frame('read-parquet', parts, scan.schema), { op: 'scan', paths, options, columns: scan.schema.map((f) => f.name) })

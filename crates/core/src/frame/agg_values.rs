@@ -6,14 +6,15 @@
 //! values. nUnique's partial state is each group's list of distinct values,
 //! so partial states merge exactly (a union).
 
+use std::hash::BuildHasher;
 use std::sync::Arc;
 
 use arrow_array::cast::AsArray;
 use arrow_array::{new_null_array, Array, ArrayRef, Int64Array, ListArray, RecordBatch};
 use arrow_buffer::OffsetBuffer;
-use arrow_row::{RowConverter, SortField};
+use arrow_row::{RowConverter, Rows, SortField};
 use arrow_schema::{DataType, Field};
-use hashbrown::HashSet;
+use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
 use super::agg_extra::ExtraAcc;
@@ -86,25 +87,33 @@ pub(crate) fn item_type(t: &DataType) -> Result<DataType> {
     }
 }
 
-/// Each group's distinct non-null values.
+/// Each group's distinct non-null values: one table of (group, value)
+/// pairs, the values' bytes stored once in one arrow `Rows` (no set, and
+/// no allocation, per group: 1.5 M groups of a few values each took 5x a
+/// count's time with a HashSet per group).
 pub(crate) struct Distinct {
     name: String,
     input: String,
     ty: DataType,
     conv: RowConverter,
     merging: bool,
-    sets: Vec<HashSet<Box<[u8]>, FxBuildHasher>>,
+    table: HashTable<u32>,
+    /// Each distinct pair's group, hash and value (in `values`), by entry id.
+    owners: Vec<u32>,
+    hashes: Vec<u64>,
+    values: Rows,
 }
 
 impl Distinct {
     pub(crate) fn new(name: &str, input: &str, ty: DataType, merging: bool) -> Result<Self> {
-        Ok(Distinct { name: name.into(), input: input.into(), conv: converter(&ty)?, ty, merging, sets: Vec::new() })
+        let conv = converter(&ty)?;
+        let values = conv.empty_rows(0, 0);
+        Ok(Distinct { name: name.into(), input: input.into(), conv, ty, merging, table: HashTable::new(), owners: Vec::new(), hashes: Vec::new(), values })
     }
 }
 
 impl ExtraAcc for Distinct {
-    fn update(&mut self, b: &RecordBatch, groups: &[u32], ngroups: usize) -> Result<()> {
-        self.sets.resize_with(ngroups, Default::default);
+    fn update(&mut self, b: &RecordBatch, groups: &[u32], _ngroups: usize) -> Result<()> {
         let a = column(b, &self.input)?;
         // A merge reads lists: each value belongs to its row's group.
         let (values, owner): (ArrayRef, Vec<u32>) = if self.merging {
@@ -118,23 +127,43 @@ impl ExtraAcc for Distinct {
         };
         let rows = self.conv.convert_columns(&[super::canonical::canonical(&values)]).map_err(frame_err("keeping values"))?;
         let nulls = values.logical_nulls();
+        let Distinct { table, owners, hashes, values: seen, .. } = self;
         for (i, &g) in owner.iter().enumerate() {
-            if g != u32::MAX && nulls.as_ref().is_none_or(|n| n.is_valid(i)) {
-                let set = &mut self.sets[g as usize];
-                let r = rows.row(i);
-                if !set.contains(r.as_ref()) {
-                    set.insert(r.as_ref().into());
-                }
+            if g == u32::MAX || nulls.as_ref().is_some_and(|n| n.is_null(i)) {
+                continue;
+            }
+            let r = rows.row(i);
+            let h = FxBuildHasher.hash_one((g, r.as_ref()));
+            if table.find(h, |&e| owners[e as usize] == g && seen.row(e as usize).as_ref() == r.as_ref()).is_none() {
+                let e = owners.len() as u32;
+                table.insert_unique(h, e, |&e| hashes[e as usize]);
+                owners.push(g);
+                hashes.push(h);
+                seen.push(r);
             }
         }
         Ok(())
     }
 
-    fn finish(mut self: Box<Self>, ngroups: usize) -> Result<Vec<(Field, ArrayRef)>> {
-        self.sets.resize_with(ngroups, Default::default);
-        let offsets = OffsetBuffer::<i32>::from_lengths(self.sets.iter().map(|s| s.len()));
-        let all: Vec<Option<Box<[u8]>>> = self.sets.into_iter().flat_map(|s| s.into_iter().map(Some)).collect();
-        let values = if all.is_empty() { new_null_array(&self.ty, 0) } else { column_of(&self.conv, &self.ty, &all)? };
+    fn finish(self: Box<Self>, ngroups: usize) -> Result<Vec<(Field, ArrayRef)>> {
+        // The pairs in group order (a counting sort), each group's values a list.
+        let mut counts = vec![0usize; ngroups];
+        for &g in &self.owners {
+            counts[g as usize] += 1;
+        }
+        let offsets = OffsetBuffer::<i32>::from_lengths(counts.iter().copied());
+        let mut next: Vec<usize> = offsets.iter().take(ngroups).map(|&o| o as usize).collect();
+        let mut order = vec![0usize; self.owners.len()];
+        for (e, &g) in self.owners.iter().enumerate() {
+            order[next[g as usize]] = e;
+            next[g as usize] += 1;
+        }
+        let values = if order.is_empty() {
+            new_null_array(&self.ty, 0)
+        } else {
+            let out = self.conv.convert_rows(order.iter().map(|&e| self.values.row(e))).map_err(frame_err("building distinct values"))?;
+            Arc::clone(&out[0])
+        };
         let item = Arc::new(Field::new_list_field(self.ty.clone(), true));
         let list = ListArray::try_new(Arc::clone(&item), offsets, values, None).map_err(frame_err("building distinct values"))?;
         Ok(vec![(Field::new(&self.name, DataType::List(item), false), Arc::new(list))])
