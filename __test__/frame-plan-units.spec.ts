@@ -33,7 +33,7 @@ test('projection pushdown: a Parquet scan reads only the columns the plan above 
   const q = frame.readParquet(orders).filter(col('cust').eq(3)).select('id', col('total').multiplyBy(2).alias('t2'))
   t.regex(scanLine(q.explain(), orders)!, /columns \[id, cust, total\]/)
   const counted = frame.readParquet(orders).groupBy('cust').agg({ n: count(), top: max('total') })
-  t.regex(scanLine(counted.explain(), orders)!, /columns \[cust, total\]/)
+  t.regex(scanLine(counted.explain(), orders)!, /columns \[cust, total\], 1 partition, 200 rows, 0\.0 MiB in memory$/)
   // Nothing read but rows: one column stands in.
   t.regex(scanLine(frame.readParquet(orders).agg({ n: count() }).explain(), orders)!, /columns \[id\]/)
   // The output keeps its columns, in order.
@@ -92,6 +92,11 @@ test('predicate pushdown through a projection (renamed back where aliased) and a
     .filter(col('customer').eq(4))
     .filter(col('id').gt(10))
   const plan = q.explain().split('\n').map((l) => l.trim())
+  // A sort's head explains as its top-n over the same plan.
+  const head = q.head(3).explain().split('\n').map((l) => l.trim())
+  t.is(head[0], "head 3: each partition's first rows by the sort's keys (top-n), then one merge")
+  t.deepEqual(head.slice(1), plan)
+  t.regex(frame.readParquet(orders).tail(2).explain(), /^tail 2: the last partitions first, until they hold them\n {2}read-parquet /)
   t.true(plan[0].startsWith('sort by [t2]'), plan.join('\n'))
   t.true(plan[1].startsWith('select id, customer = col("cust").alias("customer")'), plan.join('\n'))
   t.is(plan[2], 'filter col("cust").eq(lit(4)).and(col("id").gt(lit(10)))')

@@ -37,6 +37,8 @@ export interface FramePart {
   deps: string[]
   /** Bytes its columns take in memory, where the reader knows them before reading (a Parquet footer's sizes). */
   bytes?: number
+  /** Rows, where the reader knows them before reading (a Parquet footer's counts). */
+  rows?: number
 }
 
 export { positiveInt, type AggOptions } from './agg-options'

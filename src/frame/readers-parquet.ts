@@ -87,13 +87,14 @@ export function readParquet(paths: string | string[], options: FrameParquetOptio
   const files = expandPaths(paths, what).map((path) => plannedFile(path, statFile(path, what)))
   const scan = JSON.parse(callNativeSync(() => native.frameInferParquet(files.map((f) => f.path), columns))) as { schema: FieldSpec[]; rowGroups: [number, number][][] }
   const index = new Map(files.map((f, i) => [f.path, i]))
-  const bytesOf = (p: Piece[]) => p.reduce((s, piece) => s + piece.rowGroups.reduce((t, i) => t + scan.rowGroups[index.get(piece.path)!][i][1], 0), 0)
+  const sumOf = (p: Piece[], k: 0 | 1) => p.reduce((s, piece) => s + piece.rowGroups.reduce((t, i) => t + scan.rowGroups[index.get(piece.path)!][i][k], 0), 0)
   const parts: FramePart[] = groupParquet(files, scan.rowGroups, blocksize).map((group) => {
     const [first, ...more] = group
     return {
       source: { kind: 'parquet', path: first.path, rowGroups: first.rowGroups, size: first.size, mtimeMs: first.mtimeMs, ...(more.length > 0 ? { more } : {}) },
       deps: [],
-      bytes: bytesOf(group),
+      bytes: sumOf(group, 1),
+      rows: sumOf(group, 0),
     }
   })
   // Files with no rows still make a frame: one empty partition that knows its columns.

@@ -11,6 +11,7 @@ import type { Upstream } from '../bag/upstream'
 import type { FieldSpec, FrameStep } from '../wire/frame'
 import { count, max, mean, min, std, type Aggregate } from './expr'
 import { isNumeric } from './expr-types'
+import { optimized } from './plan/node'
 
 /** A one-row frame of aggregates, as the scalar reads it. */
 interface OneRow {
@@ -43,6 +44,8 @@ export interface Sliceable<F> {
   onePartition(i: number, step: FrameStep): F
   /** The first n rows as one frame of their own, where the frame knows a cheaper way than its partitions in order (sortBy's top-n). */
   topN?(n: number): F | undefined
+  /** The frame's optimized plan, as text. */
+  explain?(): string
 }
 
 interface Computes<F> {
@@ -57,6 +60,15 @@ export class FrameSlice<F> {
     readonly fromEnd: boolean,
   ) {
     if (!(Number.isSafeInteger(n) && n >= 0)) throw new ArgumentError([{ field: 'n', value: n, allowed: 'an integer ≥ 0' }], fromEnd ? 'tail' : 'head')
+  }
+
+  /** The plan `client.compute` runs for this slice: the frame's, under how its rows are taken. */
+  explain(): string {
+    // As client.compute runs it: the optimized frame, whose top may be a sort where filters moved below it.
+    const f = optimized(this.frame as unknown as { fields: readonly FieldSpec[] }) as unknown as Sliceable<F>
+    const how = this.fromEnd ? 'the last partitions first, until they hold them' : f.topN?.(this.n) ? "each partition's first rows by the sort's keys (top-n), then one merge" : 'the first partitions, until they hold them'
+    const plan = this.frame.explain?.() ?? ''
+    return `${this.fromEnd ? 'tail' : 'head'} ${this.n}: ${how}\n${plan.replace(/^/gm, '  ')}`
   }
 
   async run(client: Computes<F>): Promise<Table> {

@@ -20,8 +20,12 @@ function line(n: PlanNode, frameOf: (n: PlanNode) => Frame): string {
   switch (n.op) {
     case 'frame':
       return `${f.label}: ${parts(f)}, columns ${names(f.columns)}`
-    case 'scan':
-      return `read-parquet ${typeof n.paths === 'string' ? n.paths : `${n.paths.length} paths`}: columns ${names(n.columns)}, ${parts(f)}`
+    case 'scan': {
+      // What the footers say, before any filter: rows, and the columns' bytes once read.
+      const rows = f.parts.reduce((s, p) => s + (p.rows ?? 0), 0)
+      const bytes = f.parts.reduce((s, p) => s + (p.bytes ?? 0), 0)
+      return `read-parquet ${typeof n.paths === 'string' ? n.paths : `${n.paths.length} paths`}: columns ${names(n.columns)}, ${parts(f)}, ${rows} rows, ${(bytes / 2 ** 20).toFixed(1)} MiB in memory`
+    }
     case 'filter':
       return `filter ${describeExpr(n.predicate)}`
     case 'select':
