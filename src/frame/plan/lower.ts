@@ -45,16 +45,21 @@ function lowerNode(n: PlanNode, done: Map<PlanNode, Frame>): Frame {
 
 const sameColumns = (a: Frame, b: Frame) => a.fields.length === b.fields.length && a.fields.every((x, i) => x.name === b.fields[i].name && x.type === b.fields[i].type)
 
+/** Each frame's optimized frame, once: lowering plans a narrowed Parquet scan again, reading its footers, and a frame computed twice (or a slice's partitions one by one) would do it each time. */
+const LOWERED = new WeakMap<Frame, Frame>()
+
 /** `frame` as its optimized plan lowers it; the frame itself where nothing changed. */
 export function optimizedFrame<F>(frame: F): F {
   const f = frame as Frame
+  const had = LOWERED.get(f)
+  if (had) return had as F
   const plan = planOf(f)
-  if (plan.op === 'frame') return frame
-  const better = optimizePlan(plan)
-  if (better === plan) return frame
-  const out = lower(better)
+  const better = plan.op === 'frame' ? plan : optimizePlan(plan)
+  const out = better === plan ? f : lower(better)
   // The rules keep the output's columns; where a bug of theirs would not, the frame runs as written.
-  return (sameColumns(out, f) ? out : frame) as F
+  const chosen = sameColumns(out, f) ? out : f
+  LOWERED.set(f, chosen)
+  return chosen as F
 }
 
 usePlanner({
